@@ -1,0 +1,48 @@
+package window
+
+import (
+	"net/http"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// ParseError is the error Parse returns for an invalid Spec. It carries
+// every problem at once, each naming its field path and quoting the bad
+// value. Callers get the list with errors.As:
+//
+//	var perr *window.ParseError
+//	if errors.As(err, &perr) {
+//		for _, fe := range perr.Errs { ... }
+//	}
+//
+// An invalid window is the caller's fault: HTTPCode is 400.
+type ParseError struct {
+	Errs field.ErrorList
+}
+
+// HTTPCode is 400 (Bad Request), whatever the problems are.
+func (e *ParseError) HTTPCode() int { return http.StatusBadRequest }
+
+// Error joins the field errors, one per line when there are several.
+func (e *ParseError) Error() string {
+	if len(e.Errs) == 1 {
+		return "invalid window: " + e.Errs[0].Error()
+	}
+	var b strings.Builder
+	b.WriteString("invalid window:")
+	for _, fe := range e.Errs {
+		b.WriteString("\n  ")
+		b.WriteString(fe.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the field errors, so errors.As finds a *field.Error.
+func (e *ParseError) Unwrap() []error {
+	errs := make([]error, len(e.Errs))
+	for i, fe := range e.Errs {
+		errs[i] = fe
+	}
+	return errs
+}

@@ -1,0 +1,53 @@
+package window
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// DefaultLookAround bounds how far recurring queries look back and ahead of
+// the instant asked about.
+const DefaultLookAround = 14 * 24 * time.Hour
+
+// maxLookAround keeps every bounded search well inside the range of
+// time.Duration arithmetic.
+const maxLookAround = 50 * 366 * 24 * time.Hour
+
+// Option changes how Parse compiles a window.
+type Option func(*options)
+
+type options struct {
+	fldPath    *field.Path
+	lookAround time.Duration
+}
+
+func defaultOptions() options {
+	return options{fldPath: field.NewPath("spec", "window"), lookAround: DefaultLookAround}
+}
+
+// WithFieldPath sets the path Parse's errors are reported under (default
+// spec.window).
+func WithFieldPath(p *field.Path) Option {
+	return func(o *options) { o.fldPath = p }
+}
+
+// WithLookAround bounds the look-back and look-ahead of recurring queries
+// (default 14 days). A merged interval whose start lies further back than d
+// from the instant asked about is reported with OpenStart, one whose end lies
+// further ahead with OpenEnd, and NextEdge reports no edge further than d
+// ahead. Values <= 0 keep the default; values above 50 years are capped.
+// Edges of permanent and time_range windows and of a validity period are
+// exact at any distance.
+func WithLookAround(d time.Duration) Option {
+	return func(o *options) {
+		switch {
+		case d <= 0:
+			o.lookAround = DefaultLookAround
+		case d > maxLookAround:
+			o.lookAround = maxLookAround
+		default:
+			o.lookAround = d
+		}
+	}
+}
