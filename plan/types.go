@@ -1,0 +1,381 @@
+package plan
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/telark/protectionplans/window"
+)
+
+// ProtectionPlan is a change freeze: for the applications or namespaces in
+// its scope, during its window, the kinds of change its templates name are
+// refused (enforce) or recorded (audit) at admission.
+//
+// The plan ID is metadata.name (a DNS label; it becomes the value of the
+// telark.io/protection-plan label on every policy the plan deploys). People
+// see spec.name. Plans are cluster-scoped because a scope spans namespaces.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=pp;pplan,categories=telark
+// +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.spec.name`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
+// +kubebuilder:printcolumn:name="Window",type=string,JSONPath=`.status.window`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:object:generate=true
+type ProtectionPlan struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   Spec   `json:"spec"`
+	Status Status `json:"status,omitempty"`
+}
+
+// ProtectionPlanList is a list of plans.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:object:generate=true
+type ProtectionPlanList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ProtectionPlan `json:"items"`
+}
+
+// Spec is what the plan's author asks for.
+// +kubebuilder:object:generate=true
+type Spec struct {
+	// Name is the display name: free text, at most 64 characters, unique
+	// among plans ignoring case and surrounding spaces.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Name string `json:"name"`
+
+	// Description says why the freeze exists. At most 512 characters.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Description string `json:"description,omitempty"`
+
+	// Scope selects what is frozen: applications or namespaces, never both.
+	Scope Scope `json:"scope"`
+
+	// Exclusions carve kinds, or named resources of the selected
+	// applications, back out of every rule.
+	// +optional
+	Exclusions Exclusions `json:"exclusions,omitempty"`
+
+	// Templates are entries of the fixed catalog, each at most once.
+	// +kubebuilder:validation:MinItems=1
+	// +listType=atomic
+	Templates []TemplateRef `json:"templates"`
+
+	// Window says when the plan is active.
+	Window window.Spec `json:"window"`
+
+	// Mode is audit (admit and record) or enforce (refuse).
+	Mode Mode `json:"mode"`
+
+	// ApprovalMode is derived when the plan is created or duplicated and
+	// never changes afterwards.
+	// +optional
+	ApprovalMode ApprovalMode `json:"approvalMode,omitempty"`
+
+	// Environment is at most one environment category, e.g. Production.
+	// +optional
+	Environment string `json:"environment,omitempty"`
+
+	// Tags are up to 20 tag categories.
+	// +optional
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=atomic
+	Tags []string `json:"tags,omitempty"`
+}
+
+// Scope is a list of applications or a list of namespaces. Exactly one of
+// the two is set, and which one cannot change after creation.
+// +kubebuilder:object:generate=true
+type Scope struct {
+	// Applications are resolved by the embedder (see ApplicationResolver)
+	// into namespaces, a label selector and member resources.
+	// +optional
+	// +listType=atomic
+	Applications []string `json:"applications,omitempty"`
+	// Namespaces are frozen as a whole.
+	// +optional
+	// +listType=atomic
+	Namespaces []string `json:"namespaces,omitempty"`
+}
+
+// ScopeType says which half of a Scope is used.
+type ScopeType string
+
+const (
+	// ScopeApplications is a scope given as applications.
+	ScopeApplications ScopeType = "applications"
+	// ScopeNamespaces is a scope given as namespaces.
+	ScopeNamespaces ScopeType = "namespaces"
+)
+
+// Type returns the scope type, or "" when neither half is set.
+func (s Scope) Type() ScopeType {
+	switch {
+	case len(s.Applications) > 0 && len(s.Namespaces) == 0:
+		return ScopeApplications
+	case len(s.Namespaces) > 0 && len(s.Applications) == 0:
+		return ScopeNamespaces
+	}
+	return ""
+}
+
+// Exclusions carve changes back out of a plan.
+// +kubebuilder:object:generate=true
+type Exclusions struct {
+	// Kinds are whole kinds (e.g. ConfigMap), excluded in either scope
+	// type. Excluding a kind also excludes its /scale subresource.
+	// +optional
+	// +listType=atomic
+	Kinds []string `json:"kinds,omitempty"`
+	// Resources are named resources of the selected applications
+	// (applications scope only). Excluding one also excludes its /scale.
+	// +optional
+	// +listType=atomic
+	Resources []ResourceRef `json:"resources,omitempty"`
+}
+
+// ResourceRef names one namespaced resource.
+// +kubebuilder:object:generate=true
+type ResourceRef struct {
+	// Kind is the resource kind, e.g. Deployment.
+	Kind string `json:"kind"`
+	// Name is the object's name.
+	Name string `json:"name"`
+	// Namespace is the object's namespace.
+	Namespace string `json:"namespace"`
+}
+
+// TemplateRef selects one template of the catalog.
+// +kubebuilder:object:generate=true
+type TemplateRef struct {
+	// Name is the catalog name of the template, e.g. image-change.
+	Name string `json:"name"`
+	// Parameters are values for parameters the template declares, written
+	// as strings and parsed with the declared type.
+	// +optional
+	Parameters map[string]string `json:"parameters,omitempty"`
+}
+
+// Mode is audit or enforce.
+// +kubebuilder:validation:Enum=audit;enforce
+type Mode string
+
+const (
+	// ModeAudit admits the change and records "would be blocked by
+	// protection plan ...".
+	ModeAudit Mode = "audit"
+	// ModeEnforce refuses the change at admission.
+	ModeEnforce Mode = "enforce"
+)
+
+// ApprovalMode says whether the plan waits for an approver.
+// +kubebuilder:validation:Enum=automatic;required
+type ApprovalMode string
+
+const (
+	// ApprovalAutomatic plans need no approval.
+	ApprovalAutomatic ApprovalMode = "automatic"
+	// ApprovalRequired plans wait in pending_approval, deploying nothing,
+	// until an approver decides.
+	ApprovalRequired ApprovalMode = "required"
+)
+
+// Phase is where a plan is in its lifecycle.
+// +kubebuilder:validation:Enum=pending_approval;scheduled;active;terminated;canceled;failed
+type Phase string
+
+const (
+	// PhasePendingApproval waits for a decision; nothing is deployed.
+	PhasePendingApproval Phase = "pending_approval"
+	// PhaseScheduled waits for its window; nothing is deployed.
+	PhaseScheduled Phase = "scheduled"
+	// PhaseActive is inside its window; its policies are deployed.
+	PhaseActive Phase = "active"
+	// PhaseTerminated ended with its window.
+	PhaseTerminated Phase = "terminated"
+	// PhaseCanceled was canceled (or rejected).
+	PhaseCanceled Phase = "canceled"
+	// PhaseFailed could not be put in place; Ready says why and the next
+	// tick retries.
+	PhaseFailed Phase = "failed"
+)
+
+// Condition types on a plan's status.
+const (
+	// ConditionReady is true when the plan is in the phase its window asks
+	// for and nothing stops it from being put in place.
+	ConditionReady = "Ready"
+	// ConditionApproved is true when the plan needs no approval or the
+	// current version was approved.
+	ConditionApproved = "Approved"
+	// ConditionPoliciesHealthy is true when the live policies match a fresh
+	// render of the plan.
+	ConditionPoliciesHealthy = "PoliciesHealthy"
+)
+
+// Status is what the operator and the API observed and decided.
+// +kubebuilder:object:generate=true
+type Status struct {
+	// Phase is the lifecycle phase.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// ObservedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Window describes the window for people (and the printer column).
+	// +optional
+	Window string `json:"window,omitempty"`
+
+	// NextEdge is the next start or end of the window after the last
+	// transition: the operator's timer.
+	// +optional
+	NextEdge *metav1.Time `json:"nextEdge,omitempty"`
+
+	// StartedAt is when the plan first became active in its current run
+	// (since creation or the last reactivation). A plan that never started
+	// has no final report.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+
+	// Conditions are Ready, Approved and PoliciesHealthy.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// ApprovalRequest is the open request, while the plan waits for a
+	// decision.
+	// +optional
+	ApprovalRequest *ApprovalRequest `json:"approvalRequest,omitempty"`
+
+	// LastDecision is the latest approval decision.
+	// +optional
+	LastDecision *ApprovalDecision `json:"lastDecision,omitempty"`
+
+	// Proposers are the users who put the current version up for approval
+	// since the last decision: the creator, reactivators and material
+	// editors. None of them may decide it.
+	// +optional
+	// +listType=set
+	Proposers []string `json:"proposers,omitempty"`
+
+	// RequestSeq numbers approval requests so that every request ID of a
+	// plan is new.
+	// +optional
+	RequestSeq int64 `json:"requestSeq,omitempty"`
+
+	// Timeline is what happened to the plan, oldest first, capped at
+	// MaxTimeline entries (the oldest are dropped and counted).
+	// +optional
+	// +listType=atomic
+	Timeline []TimelineEvent `json:"timeline,omitempty"`
+
+	// TimelineDropped counts timeline events dropped by the cap.
+	// +optional
+	TimelineDropped int64 `json:"timelineDropped,omitempty"`
+
+	// Policies is the health of each policy at the last check.
+	// +optional
+	// +listType=atomic
+	Policies []PolicyStatus `json:"policies,omitempty"`
+}
+
+// ApprovalRequest is an open request for a decision.
+// +kubebuilder:object:generate=true
+type ApprovalRequest struct {
+	// ID names the request; a decision must quote it.
+	ID string `json:"id"`
+	// Reason is why it was opened: created, reactivated or edited.
+	Reason string `json:"reason"`
+	// RequestedBy is who opened it.
+	RequestedBy string `json:"requestedBy"`
+	// RequestedAt is when.
+	RequestedAt metav1.Time `json:"requestedAt"`
+}
+
+// Decision is approve or reject.
+// +kubebuilder:validation:Enum=approved;rejected
+type Decision string
+
+const (
+	// DecisionApproved lets the plan proceed.
+	DecisionApproved Decision = "approved"
+	// DecisionRejected cancels the plan.
+	DecisionRejected Decision = "rejected"
+)
+
+// ApprovalDecision records a decision.
+// +kubebuilder:object:generate=true
+type ApprovalDecision struct {
+	// RequestID is the request answered.
+	RequestID string `json:"requestID"`
+	// Decision is approved or rejected.
+	Decision Decision `json:"decision"`
+	// DecidedBy is the approver.
+	DecidedBy string `json:"decidedBy"`
+	// DecidedAt is when.
+	DecidedAt metav1.Time `json:"decidedAt"`
+	// Comment is mandatory for a rejection.
+	// +optional
+	Comment string `json:"comment,omitempty"`
+}
+
+// EventType is what a timeline entry records.
+type EventType string
+
+// Timeline event types.
+const (
+	EventCreated          EventType = "Created"
+	EventEdited           EventType = "Edited"
+	EventApprovalRequired EventType = "ApprovalRequested"
+	EventApproved         EventType = "Approved"
+	EventRejected         EventType = "Rejected"
+	EventPhaseChanged     EventType = "PhaseChanged"
+	EventCanceled         EventType = "Canceled"
+	EventReactivated      EventType = "Reactivated"
+	EventDuplicated       EventType = "Duplicated"
+	EventFailed           EventType = "Failed"
+	EventHealthChanged    EventType = "HealthChanged"
+	// EventRecovered records that a failed plan was put in place again
+	// on retry.
+	EventRecovered EventType = "Recovered"
+)
+
+// TimelineEvent is one entry of a plan's timeline.
+// +kubebuilder:object:generate=true
+type TimelineEvent struct {
+	// Time is when it happened.
+	Time metav1.Time `json:"time"`
+	// Type is what happened.
+	Type EventType `json:"type"`
+	// Actor is who did it; empty for the controller.
+	// +optional
+	Actor string `json:"actor,omitempty"`
+	// Phase is the phase after the event.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+	// Message says more, for people.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// PolicyStatus is the health of one managed policy.
+// +kubebuilder:object:generate=true
+type PolicyStatus struct {
+	// Namespace and Name identify the policy.
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Template is the catalog template it renders.
+	Template string `json:"template"`
+	// State is ok, missing, outdated, action_changed or unexpected.
+	State string `json:"state"`
+}
