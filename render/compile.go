@@ -1,0 +1,150 @@
+package render
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/telark/protectionplans/plan"
+)
+
+// compiled is a plan checked and reduced to what every target and Explain
+// need: the bound templates, the namespaces, the exclusions and the
+// messages. Render and Explain both start from it, so they cannot disagree
+// about the plan.
+type compiled struct {
+	planID   string
+	planName string
+	mode     plan.Mode
+	until    string
+	target   Target
+	// templates are in the plan's order.
+	templates []boundTemplate
+	// namespaces are sorted by name.
+	namespaces []nsScope
+	// excludedKinds are sorted and distinct.
+	excludedKinds []string
+}
+
+// kindIdentifier is what an excluded kind must look like: an identifier
+// (no slash, dot or wildcard can reach Kyverno's kind matching).
+var kindIdentifier = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+
+// compile checks the input and reduces it. Every problem is reported at
+// once, as a *plan.ValidationError (400) naming the field. Plan validation
+// checks most of this already; Render checks again everything that reaches
+// a policy, since it cannot know that validation ran.
+func compile(in Input) (*compiled, error) {
+	if in.Plan == nil {
+		return nil, plan.NewValidationError(field.ErrorList{field.Required(field.NewPath("plan"), "a plan to render")})
+	}
+	target, err := resolveTarget(in.Target)
+	if err != nil {
+		return nil, err
+	}
+	p := in.Plan
+	spec := field.NewPath("spec")
+	c := &compiled{planID: p.Name, planName: p.Spec.Name, mode: p.Spec.Mode, target: target}
+	if strings.TrimSpace(c.planName) == "" {
+		c.planName = p.Name
+	}
+	errs := checkPlanID(p.Name, field.NewPath("metadata", "name"))
+	if p.Spec.Mode != plan.ModeAudit && p.Spec.Mode != plan.ModeEnforce {
+		errs = append(errs, field.NotSupported(spec.Child("mode"), p.Spec.Mode, []string{"audit", "enforce"}))
+	}
+	var e field.ErrorList
+	c.until, e = untilText(p.Spec.Window, in.Now, spec.Child("window"))
+	errs = append(errs, e...)
+	c.templates, e = bindTemplates(p.Spec.Templates, p.Spec.Scope.Type(), spec.Child("templates"))
+	errs = append(errs, e...)
+	c.namespaces, e = resolveScope(in)
+	errs = append(errs, e...)
+	c.excludedKinds, e = excludedKinds(p.Spec.Exclusions.Kinds, spec.Child("exclusions", "kinds"))
+	errs = append(errs, e...)
+	if err := plan.NewValidationError(errs); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// checkPlanID checks the plan ID: it goes into a label value and into
+// policy names.
+func checkPlanID(id string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if id == "" {
+		return field.ErrorList{field.Required(fld, "the plan ID (metadata.name) names and labels its policies")}
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(id) {
+		errs = append(errs, field.Invalid(fld, id, msg))
+	}
+	if len(id) > validation.LabelValueMaxLength {
+		errs = append(errs, field.TooLong(fld, id, validation.LabelValueMaxLength))
+	}
+	return errs
+}
+
+// bindTemplates looks up every template of the plan and binds its
+// parameters.
+func bindTemplates(refs []plan.TemplateRef, scope plan.ScopeType, fld *field.Path) ([]boundTemplate, field.ErrorList) {
+	var (
+		out  []boundTemplate
+		errs field.ErrorList
+	)
+	if len(refs) == 0 {
+		return nil, field.ErrorList{field.Required(fld, "choose at least one template from the catalog")}
+	}
+	for i, ref := range refs {
+		p := fld.Index(i)
+		t, ok := Lookup(ref.Name)
+		switch {
+		case !ok:
+			errs = append(errs, field.NotSupported(p.Child("name"), ref.Name, templateNames()))
+			continue
+		case slices.ContainsFunc(refs[:i], func(r plan.TemplateRef) bool { return r.Name == ref.Name }):
+			errs = append(errs, field.Invalid(p.Child("name"), ref.Name, "is listed twice"))
+			continue
+		case scope != "" && !t.info.Supports(scope):
+			errs = append(errs, field.Invalid(p.Child("name"), ref.Name, fmt.Sprintf("does not support a %s scope", scope)))
+			continue
+		}
+		bt, e := bindTemplate(t, ref.Parameters, p)
+		errs = append(errs, e...)
+		out = append(out, bt)
+	}
+	return out, errs
+}
+
+func templateNames() []string {
+	names := make([]string, len(catalog))
+	for i, t := range catalog {
+		names[i] = t.info.Name
+	}
+	return names
+}
+
+// excludedKinds checks the excluded kinds and returns them sorted and
+// distinct.
+func excludedKinds(kinds []string, fld *field.Path) ([]string, field.ErrorList) {
+	var errs field.ErrorList
+	for i, k := range kinds {
+		if e := checkKindName(k, fld.Index(i)); e != nil {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return slices.Compact(slices.Sorted(slices.Values(kinds))), nil
+}
+
+// checkKindName refuses a kind that is not an identifier.
+func checkKindName(kind string, fld *field.Path) *field.Error {
+	if !kindIdentifier.MatchString(kind) {
+		return field.Invalid(fld, kind, "must be a kind such as ConfigMap (an upper-case letter, then letters and digits)")
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package render
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/window"
+)
+
+// TestGolden_TemplateScopeMode renders every template in both scope types
+// and both modes, one namespace each.
+func TestGolden_TemplateScopeMode(t *testing.T) {
+	for _, tmpl := range Catalog() {
+		for _, mode := range []plan.Mode{plan.ModeAudit, plan.ModeEnforce} {
+			name := tmpl.Name() + "_namespaces_" + string(mode)
+			t.Run(name, func(t *testing.T) {
+				p := namespacePlan(mode, []string{"shop"}, tpl(tmpl.Name()))
+				checkGolden(t, name, mustYAML(t, mustRender(t, Input{Plan: p, Now: now})))
+			})
+			name = tmpl.Name() + "_applications_" + string(mode)
+			t.Run(name, func(t *testing.T) {
+				p := appPlan(mode, tpl(tmpl.Name()))
+				in := Input{Plan: p, Applications: []plan.Application{checkoutApp()}, Now: now}
+				checkGolden(t, name, mustYAML(t, mustRender(t, in)))
+			})
+		}
+	}
+}
+
+func TestGolden_Cases(t *testing.T) {
+	tests := []struct {
+		name string
+		in   func() Input
+	}{
+		{"exclusions_kinds_namespaces", func() Input {
+			p := namespacePlan(plan.ModeEnforce, []string{"shop"}, tpl("scaling"), tpl("configmap-edits"))
+			p.Spec.Exclusions.Kinds = []string{"StatefulSet", "ConfigMap"}
+			return Input{Plan: p, Now: now}
+		}},
+		{"exclusions_resources_applications", func() Input {
+			p := appPlan(plan.ModeEnforce, tpl("scaling"))
+			p.Spec.Exclusions = plan.Exclusions{
+				Kinds: []string{"DaemonSet"},
+				Resources: []plan.ResourceRef{
+					{Kind: "Deployment", Name: "web", Namespace: "shop"},
+					{Kind: "Deployment", Name: "api", Namespace: "shop"},
+					{Kind: "StatefulSet", Name: "db", Namespace: "shop"},
+					{Kind: "Deployment", Name: "elsewhere", Namespace: "other"},
+				},
+			}
+			return Input{Plan: p, Applications: []plan.Application{checkoutApp()}, Now: now}
+		}},
+		{"multi_namespace", func() Input {
+			p := namespacePlan(plan.ModeEnforce, []string{"shop", "payments", "edge"}, tpl("image-change"), tpl("delete"))
+			return Input{Plan: p, Now: now}
+		}},
+		{"multi_application", func() Input {
+			p := appPlan(plan.ModeAudit, tpl("all-writes"))
+			p.Spec.Scope.Applications = []string{"checkout", "search", "ledger"}
+			apps := []plan.Application{
+				checkoutApp(),
+				{Name: "search", Namespaces: []string{"shop", "search"}, Selector: &metav1.LabelSelector{
+					MatchExpressions: []metav1.LabelSelectorRequirement{
+						{Key: "app.kubernetes.io/name", Operator: metav1.LabelSelectorOpExists},
+						{Key: "track", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"canary"}},
+						{Key: "legacy", Operator: metav1.LabelSelectorOpDoesNotExist},
+					}}},
+				{Name: "ledger", Namespaces: []string{"ledger"}},
+			}
+			return Input{Plan: p, Applications: apps, Now: now}
+		}},
+		{"parameters", func() Input {
+			p := namespacePlan(plan.ModeEnforce, []string{"shop"},
+				tplWith("create", "kinds", " Secret, Deployment,ConfigMap ,Deployment"),
+				tplWith("scaling", "direction", "up"))
+			return Input{Plan: p, Now: now}
+		}},
+		{"window_permanent", func() Input {
+			p := namespacePlan(plan.ModeEnforce, []string{"shop"}, tpl("delete"))
+			p.Spec.Window = window.Spec{Type: window.Permanent}
+			return Input{Plan: p, Now: now}
+		}},
+		{"window_recurring", func() Input {
+			p := namespacePlan(plan.ModeEnforce, []string{"shop"}, tpl("delete"))
+			p.Spec.Window = window.Spec{Type: window.Recurring, TimeZone: "America/New_York",
+				Schedules: []window.Schedule{{Cron: "0 6 * * *", Duration: "8h"}}}
+			return Input{Plan: p, Now: now}
+		}},
+		{"window_recurring_open_end", func() Input {
+			p := namespacePlan(plan.ModeEnforce, []string{"shop"}, tpl("delete"))
+			p.Spec.Window = window.Spec{Type: window.Recurring,
+				Schedules: []window.Schedule{{Cron: "0 * * * *", Duration: "2h"}}}
+			return Input{Plan: p, Now: now}
+		}},
+		{"hostile", func() Input { return hostileInput() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkGolden(t, tt.name, mustYAML(t, mustRender(t, tt.in())))
+		})
+	}
+}

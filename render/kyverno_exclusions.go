@@ -1,0 +1,65 @@
+package render
+
+import "github.com/telark/protectionplans/plan"
+
+// kyvernoExclude writes the exclude block every rule of a policy carries
+// (R-R3), as filters of which any one excludes the request:
+//
+//  1. the exemptions (Kubernetes' own control plane), by subject;
+//  2. the excluded kinds, each with its /scale: a rule matching
+//     Deployment/scale is not excluded by "Deployment" alone (the plain
+//     kind selector has no subresource). Kinds are named without group, so
+//     "Deployment" excludes the kind in every group. Kyverno also lets
+//     "Pod" exclude pods/ephemeralcontainers, as it lets it match them;
+//  3. the named resources of this namespace, grouped by kind, each kind
+//     with its /scale again. They name no namespace: a namespaced Policy
+//     only sees its own namespace, and Kyverno refuses namespace filters
+//     in one. Exclusions of other namespaces are left out.
+func kyvernoExclude(kinds []string, ns nsScope) *kyMatch {
+	m := &kyMatch{Any: []kyFilter{{Subjects: kyvernoSubjects()}}}
+	if len(kinds) > 0 {
+		m.Any = append(m.Any, kyFilter{Resources: &kyResources{Kinds: withScale(kinds)}})
+	}
+	for _, group := range groupByKind(ns.excluded) {
+		names := make([]string, len(group))
+		for i, r := range group {
+			names[i] = r.Name
+		}
+		m.Any = append(m.Any, kyFilter{Resources: &kyResources{
+			Kinds: withScale([]string{group[0].Kind}),
+			Names: names,
+		}})
+	}
+	return m
+}
+
+func kyvernoSubjects() []kySubject {
+	out := make([]kySubject, len(exemptions))
+	for i, e := range exemptions {
+		out[i] = kySubject{Kind: e.Kind, Name: e.Name}
+	}
+	return out
+}
+
+// withScale lists each kind followed by its /scale.
+func withScale(kinds []string) []string {
+	out := make([]string, 0, 2*len(kinds))
+	for _, k := range kinds {
+		out = append(out, k, k+"/"+SubresourceScale)
+	}
+	return out
+}
+
+// groupByKind splits refs, sorted by kind then name, into runs of one kind.
+func groupByKind(refs []plan.ResourceRef) [][]plan.ResourceRef {
+	var out [][]plan.ResourceRef
+	for i := 0; i < len(refs); {
+		j := i
+		for j < len(refs) && refs[j].Kind == refs[i].Kind {
+			j++
+		}
+		out = append(out, refs[i:j])
+		i = j
+	}
+	return out
+}

@@ -1,0 +1,260 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/telark/protectionplans/plan"
+)
+
+// UserInfo is who makes a request, as the API server authenticated it.
+type UserInfo struct {
+	Username string   `json:"username"`
+	Groups   []string `json:"groups,omitempty"`
+}
+
+// Request is an admission request, reduced to what the rules read.
+type Request struct {
+	// Operation is CREATE, UPDATE or DELETE.
+	Operation Operation `json:"operation"`
+	// Kind is the kind of the resource; for a subresource, the kind of its
+	// parent (a kubectl scale of a Deployment is apps/v1 Deployment with
+	// Subresource "scale"), as Kyverno sees it.
+	Kind schema.GroupVersionKind `json:"kind"`
+	// Subresource is "" for the resource itself, or e.g. "scale",
+	// "status", "ephemeralcontainers".
+	Subresource string `json:"subresource,omitempty"`
+	// Namespace and Name identify the object (for a subresource, its
+	// parent). Name defaults to the objects' metadata.name.
+	Namespace string `json:"namespace"`
+	Name      string `json:"name,omitempty"`
+	// Labels are matched against application selectors when the objects
+	// carry none to read: for /scale, the labels of the parent (a Scale has
+	// none), and for any request given without objects. Otherwise the
+	// labels of Object and OldObject are used.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Object is the new object (nil on DELETE); OldObject the old one (nil
+	// on CREATE). For /scale they are autoscaling/v1 Scale objects.
+	Object    map[string]any `json:"object,omitempty"`
+	OldObject map[string]any `json:"oldObject,omitempty"`
+	// UserInfo is the requester.
+	UserInfo UserInfo `json:"userInfo"`
+}
+
+// Decision is what the plan's policies do with a request.
+type Decision struct {
+	// Blocked is true when an enforcing policy refuses the request.
+	Blocked bool `json:"blocked"`
+	// Audited is true when an auditing policy admits it and records a
+	// violation (it would be blocked in enforce mode).
+	Audited bool `json:"audited"`
+	// Template, Rule, Namespace and Policy name the rule that applies (the
+	// first in the plan's template order), as rendered for the kyverno
+	// target; empty when none does.
+	Template  string `json:"template,omitempty"`
+	Rule      string `json:"rule,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Policy    string `json:"policy,omitempty"`
+	// Message is the rule's message, as the requester or the violation
+	// reads it.
+	Message string `json:"message,omitempty"`
+	// Reason says why, for people: which rule applies, or why none does.
+	Reason string `json:"reason"`
+}
+
+// Explain says whether the plan's policies refuse or record a request. It is
+// the reference semantics of the rendered policies, computed from the same
+// rule specs: the CLI's explain, and the end-to-end differential check
+// (real Kyverno must agree on every case). Like Render, it sees a plan
+// whose phase is not active as having no policies, and returns the same
+// errors for an input it cannot render.
+func Explain(in Input, req Request) (Decision, error) {
+	if _, err := resolveTarget(in.Target); err != nil {
+		return Decision{}, err
+	}
+	if in.Plan == nil || in.Plan.Status.Phase != plan.PhaseActive {
+		phase := plan.Phase("")
+		if in.Plan != nil {
+			phase = in.Plan.Status.Phase
+		}
+		return Decision{Reason: fmt.Sprintf("the plan is not active (phase %q): it deploys no policies", phase)}, nil
+	}
+	c, err := compile(in)
+	if err != nil {
+		return Decision{}, err
+	}
+	return c.explain(req.normalized()), nil
+}
+
+// normalized fills Name from the objects.
+func (r Request) normalized() Request {
+	if r.Name == "" {
+		for _, o := range []map[string]any{r.Object, r.OldObject} {
+			if n, ok := lookup(o, "metadata", "name").(string); ok && n != "" {
+				r.Name = n
+				break
+			}
+		}
+	}
+	return r
+}
+
+// stage is how far a request got through one rule: match by kind and
+// operation, the exemptions, the exclusions, the application selectors,
+// the condition.
+type stage int
+
+const (
+	stageNoMatch stage = iota
+	stageExempt
+	stageExcluded
+	stageNotSelected
+	stageUnchanged
+	stageApplies
+)
+
+// outcome is a stage and its reason.
+type outcome struct {
+	stage  stage
+	reason string
+	rule   string
+}
+
+func (c *compiled) explain(req Request) Decision {
+	i := slices.IndexFunc(c.namespaces, func(ns nsScope) bool { return ns.name == req.Namespace })
+	if i < 0 {
+		return Decision{Reason: fmt.Sprintf("namespace %q is not in the plan's scope", req.Namespace)}
+	}
+	ns := c.namespaces[i]
+	best := outcome{reason: fmt.Sprintf("no template of the plan freezes %s", describeRequest(req))}
+	var unchanged []string
+	for _, bt := range c.templates {
+		for _, r := range bt.rules {
+			o := c.evaluate(r, ns, req)
+			switch {
+			case o.stage == stageApplies:
+				return c.decision(bt, r, o, ns)
+			case o.stage == stageUnchanged && !slices.Contains(unchanged, r.What):
+				unchanged = append(unchanged, r.What)
+			}
+			if o.stage > best.stage {
+				best = o
+			}
+		}
+	}
+	if best.stage == stageUnchanged {
+		best.reason = fmt.Sprintf("%s is not %s", describeRequest(req), orList(unchanged))
+	}
+	return Decision{Reason: best.reason}
+}
+
+// orList joins "a", "b" and "c" as "a, b or c".
+func orList(items []string) string {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+func (c *compiled) decision(bt boundTemplate, r RuleSpec, o outcome, ns nsScope) Decision {
+	d := Decision{
+		Template: bt.name, Rule: o.rule, Namespace: ns.name,
+		Policy: PolicyName(c.planID, bt.name), Message: c.message(r.What),
+	}
+	if c.mode == plan.ModeEnforce {
+		d.Blocked = true
+		d.Reason = fmt.Sprintf("refused by rule %s of policy %s/%s", o.rule, ns.name, d.Policy)
+	} else {
+		d.Audited = true
+		d.Reason = fmt.Sprintf("admitted and recorded by rule %s of policy %s/%s (audit mode)", o.rule, ns.name, d.Policy)
+	}
+	return d
+}
+
+// evaluate runs one rule on a request, in Kyverno's order: match, exclude,
+// preconditions, deny conditions.
+func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) outcome {
+	ruleName, scale, ok := ruleFor(r, ns, req)
+	if !ok {
+		return outcome{stage: stageNoMatch}
+	}
+	if e, ok := exemptionFor(req.UserInfo); ok {
+		return outcome{stage: stageExempt, reason: fmt.Sprintf("%s is exempt (%s): Kubernetes' own control plane is never frozen", req.UserInfo.Username, e.Why)}
+	}
+	if slices.Contains(c.excludedKinds, req.Kind.Kind) {
+		return outcome{stage: stageExcluded, reason: fmt.Sprintf("kind %s is excluded from the plan", req.Kind.Kind)}
+	}
+	if slices.ContainsFunc(ns.excluded, func(x plan.ResourceRef) bool { return x.Kind == req.Kind.Kind && x.Name == req.Name }) {
+		return outcome{stage: stageExcluded, reason: fmt.Sprintf("%s %s/%s is excluded from the plan", req.Kind.Kind, ns.name, req.Name)}
+	}
+	if !selected(r, ns, req, scale) {
+		return outcome{stage: stageNotSelected, reason: fmt.Sprintf("%s %s/%s belongs to none of the plan's applications", req.Kind.Kind, ns.name, req.Name)}
+	}
+	if !conditionHolds(r, req) {
+		return outcome{stage: stageUnchanged}
+	}
+	return outcome{stage: stageApplies, rule: ruleName}
+}
+
+// ruleFor reports whether the rule, as rendered for the namespace, matches
+// the request's kind, subresource and operation, and under which rule name.
+func ruleFor(r RuleSpec, ns nsScope, req Request) (name string, scale bool, ok bool) {
+	if !r.hasOp(req.Operation) {
+		return "", false, false
+	}
+	switch req.Subresource {
+	case "":
+		return r.Name, false, slices.ContainsFunc(r.Kinds, func(k Kind) bool { return k.matchesGVK(req.Kind) })
+	case "ephemeralcontainers":
+		// Kyverno lets a rule on Pod match pods/ephemeralcontainers too.
+		return r.Name, false, slices.Contains(r.Kinds, KindPod) && KindPod.matchesGVK(req.Kind)
+	case SubresourceScale:
+		if req.Operation != OpUpdate {
+			return "", false, false
+		}
+		for _, k := range r.scalableKinds() {
+			if k.matchesGVK(req.Kind) {
+				if ns.all {
+					return r.Name, true, true
+				}
+				return scaleRuleName(r, k), true, true
+			}
+		}
+	}
+	return "", false, false
+}
+
+// selected mirrors the application-selector preconditions (see
+// objectSelectorJMESPath): the parent's labels for /scale; otherwise the
+// new object's labels on CREATE, the old one's on DELETE, either on
+// UPDATE.
+func selected(r RuleSpec, ns nsScope, req Request, scale bool) bool {
+	if ns.all {
+		return true
+	}
+	if scale {
+		return selectorMatches(ns.selectors, req.Labels)
+	}
+	newLabels, oldLabels := labelsOf(req.Object), labelsOf(req.OldObject)
+	if req.Object == nil && req.OldObject == nil {
+		newLabels, oldLabels = req.Labels, req.Labels
+	}
+	switch req.Operation {
+	case OpCreate:
+		return selectorMatches(ns.selectors, newLabels)
+	case OpDelete:
+		return selectorMatches(ns.selectors, oldLabels)
+	}
+	return selectorMatches(ns.selectors, oldLabels) || selectorMatches(ns.selectors, newLabels)
+}
+
+func describeRequest(req Request) string {
+	s := fmt.Sprintf("%s of %s %s/%s", req.Operation, req.Kind.Kind, req.Namespace, req.Name)
+	if req.Subresource != "" {
+		s += " (" + req.Subresource + ")"
+	}
+	return s
+}

@@ -1,0 +1,114 @@
+package render
+
+import (
+	"bytes"
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/telark/protectionplans/plan"
+)
+
+// Input is everything a render depends on. It is plain data: the caller
+// gathers it (the plan, its resolved applications, the time) and Render
+// computes.
+type Input struct {
+	// Plan is the plan to render. Its Status.Phase must already be
+	// current: Render does not compute phases (tick the plan first).
+	Plan *plan.ProtectionPlan
+	// Applications are the plan's applications as resolved by the
+	// embedder (applications scope only). Each application of the scope
+	// must be present; others are ignored.
+	Applications []plan.Application
+	// Now is the instant rendered for: enforce messages say until when the
+	// window interval containing Now lasts.
+	Now time.Time
+	// Target is the kind of policy to render; empty means TargetKyverno.
+	Target Target
+}
+
+// Result is a render: the policies that should exist in the cluster for the
+// plan, sorted by namespace and name.
+type Result struct {
+	Policies []Policy
+}
+
+// Policy is one template rendered for one namespace.
+type Policy struct {
+	// Target is the target rendered to.
+	Target Target
+	// Template is the catalog name of the template.
+	Template string
+	// Namespace is the namespace the policy freezes (its objects live in
+	// it for the Kyverno targets).
+	Namespace string
+	// Name is the name of the policy object (PolicyName).
+	Name string
+	// Hash is the render hash: the telark.io/render-hash annotation of the
+	// object when there is one object; for several (a VAP and its binding)
+	// the SHA-256 of their hashes joined by newlines.
+	Hash string
+	// Objects are the objects to apply: one kyverno.io/v1 Policy for the
+	// kyverno target. Each carries the plan and template labels and its
+	// own render-hash annotation. They are the caller's to change.
+	Objects []*unstructured.Unstructured
+}
+
+// Render renders an active plan into its admission policies: one per
+// template and namespace in scope (R-R2). A plan whose phase is not active
+// renders to an empty Result and no error (R-R7): nothing stays in the
+// cluster outside the window.
+//
+// Errors: an unknown or unimplemented target is an
+// *UnsupportedTargetError; a plan that cannot be rendered (an invalid
+// plan ID, exclusion, parameter or window, a missing application) is a
+// *plan.ValidationError naming every field at fault. Both are 400.
+func Render(in Input) (Result, error) {
+	if _, err := resolveTarget(in.Target); err != nil {
+		return Result{}, err
+	}
+	if in.Plan == nil || in.Plan.Status.Phase != plan.PhaseActive {
+		return Result{}, nil
+	}
+	c, err := compile(in)
+	if err != nil {
+		return Result{}, err
+	}
+	policies, err := translators[c.target].policies(c)
+	if err != nil {
+		return Result{}, err
+	}
+	sort.Slice(policies, func(i, j int) bool {
+		if policies[i].Namespace != policies[j].Namespace {
+			return policies[i].Namespace < policies[j].Namespace
+		}
+		return policies[i].Name < policies[j].Name
+	})
+	return Result{Policies: policies}, nil
+}
+
+// Objects returns every object of the result, in order.
+func (r Result) Objects() []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, p := range r.Policies {
+		out = append(out, p.Objects...)
+	}
+	return out
+}
+
+// YAML writes the objects as a YAML stream that kubectl apply -f - accepts,
+// each document introduced by "---".
+func (r Result) YAML() ([]byte, error) {
+	var b bytes.Buffer
+	for _, o := range r.Objects() {
+		doc, err := yaml.Marshal(o.Object)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("---\n")
+		b.Write(doc)
+	}
+	return b.Bytes(), nil
+}

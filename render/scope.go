@@ -1,0 +1,183 @@
+package render
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/telark/protectionplans/plan"
+)
+
+// nsScope is what one namespace of the scope renders from: which objects
+// of the namespace are in scope, and which named resources are excluded.
+type nsScope struct {
+	name string
+	// all is true when every object of the namespace is in scope (a
+	// namespaces scope, or an application without a selector).
+	all bool
+	// selectors are the label selectors of the applications living in the
+	// namespace, normalized, deduplicated and sorted; an object is in scope
+	// when one of them selects it. Unused when all is set.
+	selectors []*metav1.LabelSelector
+	// excluded are the named-resource exclusions of this namespace, sorted.
+	excluded []plan.ResourceRef
+	// key is a canonical string of selectors and excluded: namespaces with
+	// the same key render the same policy spec.
+	key string
+}
+
+// resolveScope returns the namespaces in scope, sorted by name, each with
+// its selectors and exclusions. Errors about the resolved applications are
+// reported under "applications[<name>]" (the Input's field).
+func resolveScope(in Input) ([]nsScope, field.ErrorList) {
+	fld := field.NewPath("spec")
+	spec := in.Plan.Spec
+	var (
+		byName map[string]*nsScope
+		errs   field.ErrorList
+	)
+	switch spec.Scope.Type() {
+	case plan.ScopeNamespaces:
+		byName, errs = namespacesScope(spec.Scope.Namespaces, fld.Child("scope", "namespaces"))
+	case plan.ScopeApplications:
+		byName, errs = applicationsScope(spec.Scope.Applications, in.Applications)
+	default:
+		return nil, field.ErrorList{field.Required(fld.Child("scope"),
+			"exactly one of applications and namespaces must be set")}
+	}
+	errs = append(errs, addResourceExclusions(byName, spec.Exclusions.Resources,
+		fld.Child("exclusions", "resources"))...)
+	out := make([]nsScope, 0, len(byName))
+	for _, ns := range byName {
+		ns.finish()
+		out = append(out, *ns)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, errs
+}
+
+func namespacesScope(names []string, fld *field.Path) (map[string]*nsScope, field.ErrorList) {
+	byName := map[string]*nsScope{}
+	var errs field.ErrorList
+	for i, n := range names {
+		if e := checkNamespace(n, fld.Index(i)); e != nil {
+			errs = append(errs, e)
+			continue
+		}
+		byName[n] = &nsScope{name: n, all: true}
+	}
+	return byName, errs
+}
+
+// applicationsScope gathers the namespaces of the resolved applications
+// named in the scope. An application without a selector (nil or empty)
+// puts its whole namespaces in scope.
+func applicationsScope(names []string, apps []plan.Application) (map[string]*nsScope, field.ErrorList) {
+	byName := map[string]*nsScope{}
+	var errs field.ErrorList
+	for i, name := range names {
+		j := slices.IndexFunc(apps, func(a plan.Application) bool { return a.Name == name })
+		if j < 0 {
+			errs = append(errs, field.NotFound(field.NewPath("spec", "scope", "applications").Index(i), name))
+			continue
+		}
+		app := apps[j]
+		afld := field.NewPath("applications").Key(name)
+		sel, e := normalizeSelector(app.Selector, afld.Child("selector"))
+		errs = append(errs, e...)
+		if len(app.Namespaces) == 0 {
+			errs = append(errs, field.Required(afld.Child("namespaces"), "an application lives in at least one namespace"))
+		}
+		for k, n := range app.Namespaces {
+			if e := checkNamespace(n, afld.Child("namespaces").Index(k)); e != nil {
+				errs = append(errs, e)
+				continue
+			}
+			ns := byName[n]
+			if ns == nil {
+				ns = &nsScope{name: n}
+				byName[n] = ns
+			}
+			if sel == nil {
+				ns.all = true
+			} else {
+				ns.selectors = append(ns.selectors, sel)
+			}
+		}
+	}
+	return byName, errs
+}
+
+// addResourceExclusions files each named-resource exclusion under its
+// namespace. An exclusion of a namespace out of scope excludes nothing.
+func addResourceExclusions(byName map[string]*nsScope, refs []plan.ResourceRef, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, r := range refs {
+		e := checkResourceRef(r, fld.Index(i))
+		if len(e) > 0 {
+			errs = append(errs, e...)
+			continue
+		}
+		if ns := byName[r.Namespace]; ns != nil && !slices.Contains(ns.excluded, r) {
+			ns.excluded = append(ns.excluded, r)
+		}
+	}
+	return errs
+}
+
+// finish sorts and deduplicates, and computes the key.
+func (ns *nsScope) finish() {
+	if ns.all {
+		ns.selectors = nil
+	}
+	sort.Slice(ns.selectors, func(i, j int) bool { return selectorKey(ns.selectors[i]) < selectorKey(ns.selectors[j]) })
+	ns.selectors = slices.CompactFunc(ns.selectors, func(a, b *metav1.LabelSelector) bool {
+		return selectorKey(a) == selectorKey(b)
+	})
+	sort.Slice(ns.excluded, func(i, j int) bool { return refLess(ns.excluded[i], ns.excluded[j]) })
+	parts := []string{}
+	for _, s := range ns.selectors {
+		parts = append(parts, selectorKey(s))
+	}
+	ex, _ := json.Marshal(ns.excluded)
+	ns.key = strings.Join(parts, "|") + "#" + string(ex)
+	if ns.all {
+		ns.key = "*#" + string(ex)
+	}
+}
+
+func refLess(a, b plan.ResourceRef) bool {
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	return a.Name < b.Name
+}
+
+func checkNamespace(n string, fld *field.Path) *field.Error {
+	if msgs := validation.IsDNS1123Label(n); len(msgs) > 0 {
+		return field.Invalid(fld, n, strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// checkResourceRef refuses what could reach Kyverno as something other
+// than a plain name: kinds must be identifiers, names DNS subdomains (no
+// wildcard can get through either).
+func checkResourceRef(r plan.ResourceRef, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if e := checkKindName(r.Kind, fld.Child("kind")); e != nil {
+		errs = append(errs, e)
+	}
+	if msgs := validation.IsDNS1123Subdomain(r.Name); len(msgs) > 0 {
+		errs = append(errs, field.Invalid(fld.Child("name"), r.Name, strings.Join(msgs, "; ")))
+	}
+	if e := checkNamespace(r.Namespace, fld.Child("namespace")); e != nil {
+		errs = append(errs, e)
+	}
+	return errs
+}
