@@ -1,0 +1,65 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+)
+
+// BenchmarkRender_5000Violations writes a report of 5,000 violations (the
+// ledger's cap) in every format, after json.Marshal of the same model
+// measured in the same run. Each sub-benchmark reports its time as a
+// multiple of that baseline ("x-json.Marshal"); the goal is at most 3.
+func BenchmarkRender_5000Violations(b *testing.B) {
+	r := mustBuild(b, bigInput(b, MaxViolations))
+	var base float64 // ns per json.Marshal, from the first sub-benchmark
+	b.Run("json.Marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		base = perOp(b)
+		b.ReportMetric(1, "x-json.Marshal")
+	})
+	for _, f := range Formats() {
+		b.Run(string(f), func(b *testing.B) {
+			if base == 0 { // the baseline was filtered out: measure it here
+				base = marshalTime(b, r)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Write(io.Discard, r, f); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(perOp(b)/base, "x-json.Marshal")
+		})
+	}
+}
+
+func perOp(b *testing.B) float64 { return float64(b.Elapsed().Nanoseconds()) / float64(max(b.N, 1)) }
+
+// marshalTime measures json.Marshal of r for about half a second.
+func marshalTime(b *testing.B, r Report) float64 {
+	n, start := 0, time.Now()
+	for time.Since(start) < 500*time.Millisecond {
+		if _, err := json.Marshal(r); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	return float64(time.Since(start).Nanoseconds()) / float64(n)
+}
+
+func BenchmarkBuild_5000Violations(b *testing.B) {
+	in := bigInput(b, MaxViolations)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Build(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,329 @@
+package report
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/violations"
+)
+
+// The run picture of the HTML format: an SVG drawn from numbers computed
+// here, so that the template only places them. User text appears only in
+// <title> elements (tooltips), escaped by html/template.
+
+// Picture geometry, in SVG user units (the picture scales to its box).
+const (
+	svgWidth    = 1000.0
+	plotLeft    = 104.0
+	plotRight   = 984.0
+	eventsY     = 6.0
+	phaseY      = 18.0
+	phaseH      = 34.0
+	healthY     = 64.0
+	healthH     = 18.0
+	blockedY    = 96.0
+	auditedY    = 126.0
+	markRowH    = 22.0
+	axisY       = 152.0
+	svgHeight   = 196.0
+	minShadeW   = 4.0
+	markBucketW = 8.0
+)
+
+// timelineView is the picture, ready to place.
+type timelineView struct {
+	Width, Height, PlotLeft, PlotRight, PlotWidth  string
+	AxisY, TickLabelY, DateLabelY, GridTop, TotalX string
+	Rows                                           []svgLabel
+	Phases                                         []svgRect
+	Active                                         []svgRect
+	Unhealthy                                      []svgShade
+	Events                                         []svgEvent
+	Blocked, Audited                               []svgMark
+	Ticks                                          []svgTick
+	Caption                                        string
+}
+
+type svgLabel struct{ Y, Text, Total string }
+
+type svgRect struct {
+	X, Y, W, H string
+	Class      string
+	// Label is drawn inside when it fits; Title is the tooltip.
+	Label, LabelX, LabelY string
+	Title                 string
+}
+
+type svgShade struct {
+	X, W, LabelX, LabelY, LabelAnchor string
+	Label, Title                      string
+}
+
+type svgEvent struct{ Points, Title string }
+
+type svgMark struct {
+	X, Y, CX, CY, Size string
+	Count, CountX      string
+	Title              string
+}
+
+type svgTick struct {
+	X, Label, Date string
+	Major          bool
+}
+
+// scale maps instants of [from, to] onto [plotLeft, plotRight].
+type scale struct {
+	from time.Time
+	span time.Duration
+}
+
+func (s scale) x(t time.Time) float64 {
+	f := float64(t.Sub(s.from)) / float64(s.span)
+	return plotLeft + min(max(f, 0), 1)*(plotRight-plotLeft)
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// buildTimelineView draws the run from the first phase band to RunEnd.
+func buildTimelineView(r Report) timelineView {
+	from, to := r.RunStart, r.RunEnd
+	if len(r.Timeline.Phases) > 0 {
+		from = r.Timeline.Phases[0].Start
+	}
+	if !to.After(from.Add(time.Minute)) {
+		to = from.Add(time.Minute)
+	}
+	sc := scale{from: from, span: to.Sub(from)}
+	v := timelineView{
+		Width: num(svgWidth), Height: num(svgHeight), PlotLeft: num(plotLeft), PlotRight: num(plotRight),
+		PlotWidth: num(plotRight - plotLeft), AxisY: num(axisY), TickLabelY: num(axisY + 16),
+		DateLabelY: num(axisY + 32), GridTop: num(phaseY),
+		Rows: []svgLabel{
+			{Y: num(phaseY + phaseH/2 + 4), Text: "Phase"},
+			{Y: num(healthY + healthH/2 + 4), Text: "Health"},
+			{Y: num(blockedY + markRowH/2 + 4), Text: "Blocked", Total: strconv.Itoa(r.Summary.Blocked)},
+			{Y: num(auditedY + markRowH/2 + 4), Text: "Audited", Total: strconv.Itoa(r.Summary.Audited)},
+		},
+		TotalX:  num(plotLeft - 8),
+		Caption: "From " + fmtMinute(from) + " to " + fmtMinute(to),
+	}
+	v.Phases, v.Active = phaseRects(r.Timeline.Phases, sc)
+	v.Unhealthy = unhealthyShades(r.Health.Unhealthy, sc)
+	v.Events = eventMarks(r.Timeline.Events, sc, from, to)
+	v.Blocked, v.Audited = violationMarks(r.Violations.Items, sc)
+	v.Ticks = ticks(from, to, sc)
+	return v
+}
+
+func phaseClass(p plan.Phase) string {
+	switch p {
+	case plan.PhaseActive:
+		return "ph-active"
+	case plan.PhaseScheduled:
+		return "ph-scheduled"
+	case plan.PhasePendingApproval:
+		return "ph-pending"
+	case plan.PhaseFailed:
+		return "ph-failed"
+	}
+	return "ph-ended"
+}
+
+// phaseRects draws a band per phase, labelled when the label fits, and the
+// health row's active background.
+func phaseRects(bands []PhaseBand, sc scale) (phases, active []svgRect) {
+	for _, b := range bands {
+		x0, x1 := sc.x(b.Start), sc.x(b.End)
+		w := max(x1-x0, 1)
+		label := phaseLabel(b.Phase)
+		rect := svgRect{X: num(x0), Y: num(phaseY), W: num(w), H: num(phaseH), Class: phaseClass(b.Phase),
+			Title: phaseLabel(b.Phase) + ": " + fmtTime(b.Start) + " → " + fmtTime(b.End) + " UTC (" + fmtDuration(b.End.Sub(b.Start)) + ")"}
+		if textWidth(label) < w-8 {
+			rect.Label, rect.LabelX, rect.LabelY = label, num(x0+w/2), num(phaseY+phaseH/2+4)
+		}
+		phases = append(phases, rect)
+		if b.Phase == plan.PhaseActive {
+			active = append(active, svgRect{X: num(x0), Y: num(healthY), W: num(w), H: num(healthH), Class: "hl-ok"})
+		}
+	}
+	return phases, active
+}
+
+// unhealthyShades shades each unhealthy period across the rows (at least
+// minShadeW wide, so that 40 seconds in two days still shows) and labels
+// it with its length, on the side with room.
+func unhealthyShades(periods []UnhealthyPeriod, sc scale) []svgShade {
+	var out []svgShade
+	lastLabelEnd := 0.0
+	for _, u := range periods {
+		x0, x1 := sc.x(u.Start), sc.x(u.End)
+		if w := x1 - x0; w < minShadeW {
+			x0 -= (minShadeW - w) / 2
+			x1 = x0 + minShadeW
+		}
+		s := svgShade{X: num(x0), W: num(x1 - x0), LabelY: num(healthY + healthH/2 + 4),
+			Title: "not healthy " + fmtTime(u.Start) + " → " + fmtTime(u.End) + " UTC (" + fmtSeconds(u.Seconds) + "): " + u.Reason + " " + u.Message}
+		label := fmtSeconds(u.Seconds) + " unhealthy"
+		lw := textWidth(label)
+		switch {
+		case x1+4+lw <= plotRight && x1+4 > lastLabelEnd:
+			s.Label, s.LabelX, s.LabelAnchor = label, num(x1+4), "start"
+			lastLabelEnd = x1 + 4 + lw
+		case x0-4-lw >= plotLeft && x0-4-lw > lastLabelEnd:
+			s.Label, s.LabelX, s.LabelAnchor = label, num(x0-4), "end"
+			lastLabelEnd = x0
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// eventMarks puts a small triangle above the phases for the events people
+// did (created, approved, rejected, edited, canceled, reactivated...);
+// phase changes show as bands already.
+func eventMarks(events []TimelineEvent, sc scale, from, to time.Time) []svgEvent {
+	var out []svgEvent
+	for _, ev := range events {
+		if ev.Type == plan.EventPhaseChanged || ev.Type == plan.EventHealthChanged || ev.Time.Before(from) || ev.Time.After(to) {
+			continue
+		}
+		x := sc.x(ev.Time)
+		who := ev.Actor
+		if who == "" {
+			who = "controller"
+		}
+		out = append(out, svgEvent{
+			Points: num(x-5) + "," + num(eventsY) + " " + num(x+5) + "," + num(eventsY) + " " + num(x) + "," + num(eventsY+9),
+			Title:  fmtTime(ev.Time) + " UTC · " + string(ev.Type) + " by " + who + ": " + ev.Message,
+		})
+	}
+	return out
+}
+
+// violationMarks groups violations into buckets of markBucketW units per
+// row: blocked are filled squares, audited hollow circles, so that the two
+// differ without colour. A bucket of several shows its count, unless the
+// counts of its row would run into the next marks (its tooltip always
+// shows it, and the row label the row's total).
+func violationMarks(items []violations.Violation, sc scale) (blocked, audited []svgMark) {
+	type bucket struct {
+		n           int
+		first, last time.Time
+		x           float64
+		resources   []string
+		moreThan3   bool
+	}
+	var buckets [2]map[int]*bucket
+	var order [2][]int
+	var crowded [2]bool
+	for i := range buckets {
+		buckets[i] = map[int]*bucket{}
+	}
+	for i := range items {
+		v := &items[i]
+		row := 1
+		if v.Blocked {
+			row = 0
+		}
+		x := sc.x(v.Timestamp)
+		k := int((x - plotLeft) / markBucketW)
+		b := buckets[row][k]
+		if b == nil {
+			b = &bucket{first: v.Timestamp, x: plotLeft + (float64(k)+0.5)*markBucketW}
+			buckets[row][k] = b
+			order[row] = append(order[row], k)
+		}
+		b.n++
+		b.last = v.Timestamp
+		if len(b.resources) < 3 {
+			b.resources = append(b.resources, resourceLabel(v.Resource)+": "+v.Message)
+		} else {
+			b.moreThan3 = true
+		}
+	}
+	for row := range 2 {
+		for i, k := range order[row] {
+			b := buckets[row][k]
+			x := min(max(b.x, plotLeft+6), plotRight-6)
+			y := blockedY
+			what := "blocked"
+			if row == 1 {
+				y, what = auditedY, "audited"
+			}
+			title := fmtTime(b.first) + " UTC · " + plural(int64(b.n), what+" change", what+" changes")
+			if b.n > 1 {
+				title = fmtTime(b.first) + " → " + fmtTime(b.last) + " UTC · " + plural(int64(b.n), what+" change", what+" changes")
+			}
+			for _, r := range b.resources {
+				title += "\n" + r
+			}
+			if b.moreThan3 {
+				title += "\n…"
+			}
+			m := svgMark{X: num(x - 5), Y: num(y + markRowH/2 - 5), CX: num(x), CY: num(y + markRowH/2), Size: "10", Title: title}
+			next := svgWidth
+			if i+1 < len(order[row]) {
+				next = buckets[row][order[row][i+1]].x - 6
+			}
+			if count := strconv.Itoa(b.n); b.n > 1 {
+				m.Count, m.CountX = count, num(x+8)
+				crowded[row] = crowded[row] || x+8+textWidth(count) > min(next, svgWidth-2)
+			}
+			if row == 0 {
+				blocked = append(blocked, m)
+			} else {
+				audited = append(audited, m)
+			}
+		}
+	}
+	for row, marks := range [][]svgMark{blocked, audited} {
+		if crowded[row] {
+			for i := range marks {
+				marks[i].Count = ""
+			}
+		}
+	}
+	return blocked, audited
+}
+
+// tickSteps are the axis steps, the smallest that gives at most 10 ticks
+// is used.
+var tickSteps = []time.Duration{
+	time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour,
+	24 * time.Hour, 48 * time.Hour, 7 * 24 * time.Hour, 14 * 24 * time.Hour, 28 * 24 * time.Hour,
+}
+
+// ticks marks the axis every step, on UTC multiples of the step; a tick at
+// midnight (or the first one) also shows the date.
+func ticks(from, to time.Time, sc scale) []svgTick {
+	step := tickSteps[len(tickSteps)-1]
+	for _, s := range tickSteps {
+		if to.Sub(from)/s <= 10 {
+			step = s
+			break
+		}
+	}
+	day := time.Date(from.Year(), from.Month(), from.Day(), 0, 0, 0, 0, time.UTC)
+	t := day.Add(from.Sub(day).Truncate(step))
+	if t.Before(from) {
+		t = t.Add(step)
+	}
+	var out []svgTick
+	for ; !t.After(to); t = t.Add(step) {
+		midnight := t.Hour() == 0 && t.Minute() == 0
+		tk := svgTick{X: num(sc.x(t)), Label: t.Format("15:04"), Major: midnight}
+		if step >= 24*time.Hour {
+			tk.Label = t.Format("2 Jan")
+		} else if midnight || len(out) == 0 {
+			tk.Date = t.Format("Mon 2 Jan")
+		}
+		out = append(out, tk)
+	}
+	return out
+}
+
+// textWidth estimates the width of a label at the picture's 12-unit font.
+func textWidth(s string) float64 { return float64(len([]rune(s))) * 6.6 }
