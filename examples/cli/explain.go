@@ -1,0 +1,177 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
+)
+
+// explanation is explain's answer, as -o yaml and -o json print it.
+type explanation struct {
+	// Decision is blocked (refused in enforce mode), audited (admitted and
+	// recorded in audit mode) or admitted (no rule applies).
+	Decision string     `json:"decision"`
+	Plan     string     `json:"plan"`
+	Phase    plan.Phase `json:"phase"`
+	Now      time.Time  `json:"now"`
+	Request  string     `json:"request"`
+	// The rest is render.Decision: the rule that applies, or why none does.
+	Blocked   bool   `json:"blocked"`
+	Audited   bool   `json:"audited"`
+	Template  string `json:"template,omitempty"`
+	Rule      string `json:"rule,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Policy    string `json:"policy,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Reason    string `json:"reason"`
+}
+
+func (a *app) explainCmd() *cobra.Command {
+	var (
+		file, reqFile, output string
+		now                   nowFlag
+		cluster               clusterFlags
+		pending               bool
+		labels                map[string]string
+	)
+	c := &cobra.Command{
+		Use:   "explain -f PLAN.yaml --request REQ.yaml [--now RFC3339] [--cluster SNAPSHOT.yaml]",
+		Short: "Say whether the plan would block a change, with the template and the message",
+		Long: `Explain answers "would this change be blocked?" from the library's
+reference semantics of the rendered policies (render.Explain, which the
+end-to-end tests hold real Kyverno to), for the plan as it is at --now.
+
+The request is an admission.k8s.io/v1 AdmissionReview, or a small file:
+operation, apiVersion (optional for the catalog's kinds), kind, subresource,
+namespace, name, user, groups, parentLabels, object, oldObject. Labels come
+from the objects (the old one on DELETE); a /scale request reads its
+parent's labels from parentLabels or --labels (a Scale has none).
+
+Exit status, as kubectl diff: 0 when the change is admitted and nothing is
+recorded; 1 when a rule of the plan applies (blocked in enforce mode,
+admitted and recorded in audit mode); 2 on usage errors.`,
+		Example: `  # Would kubectl scale be refused during the Q4 release freeze?
+  protectctl explain -f plans/production-release.yaml --cluster cli/samples/cluster.yaml \
+    --request cli/samples/requests/scale-payments-api.yaml --now 2026-11-18T12:00:00Z
+
+  # The same question from an AdmissionReview, as JSON:
+  protectctl explain -f plans/nightly-image-freeze.yaml --cluster cli/samples/cluster.yaml \
+    --request cli/samples/requests/review-image-change.json --now 2026-11-30T23:00:00+01:00 -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkOutput(output, "text", "table", "yaml", "json"); err != nil {
+				return err
+			}
+			t, err := now.get(a)
+			if err != nil {
+				return err
+			}
+			req, err := a.loadRequest(reqFile)
+			if err != nil {
+				return err
+			}
+			if len(labels) > 0 {
+				req.Labels = labels
+			}
+			pv, err := a.loadPreview(file, t, &cluster, pending)
+			if err != nil {
+				return err
+			}
+			d, err := render.Explain(pv.input(render.TargetKyverno), req)
+			if err != nil {
+				return renderError(file, render.TargetKyverno, err)
+			}
+			ex := explanation{Decision: decisionWord(d), Plan: pv.plan.Name, Phase: pv.plan.Status.Phase,
+				Now: t, Request: describeRequest(req), Blocked: d.Blocked, Audited: d.Audited,
+				Template: d.Template, Rule: d.Rule, Namespace: d.Namespace, Policy: d.Policy,
+				Message: d.Message, Reason: d.Reason}
+			if err := printExplanation(a.stdout, output, ex); err != nil {
+				return err
+			}
+			if d.Blocked || d.Audited {
+				return exitSilently(exitFailed)
+			}
+			return nil
+		},
+	}
+	fileFlag(c, &file)
+	c.Flags().StringVar(&reqFile, "request", "", "the request: an AdmissionReview or a small request file (YAML or JSON; - reads standard input)")
+	_ = c.MarkFlagRequired("request")
+	now.register(c, "the instant of the request")
+	cluster.register(c, true)
+	c.Flags().StringToStringVar(&labels, "labels", nil, "the labels of the parent of a /scale request, e.g. app=checkout (overrides parentLabels)")
+	c.Flags().BoolVar(&pending, "pending", false, "treat a plan that requires approval as still waiting for it (it blocks nothing)")
+	outputFlag(c, &output, "text", "output format: text, table, yaml or json")
+	return c
+}
+
+func decisionWord(d render.Decision) string {
+	switch {
+	case d.Blocked:
+		return "blocked"
+	case d.Audited:
+		return "audited"
+	}
+	return "admitted"
+}
+
+func describeRequest(r render.Request) string {
+	name := r.Name
+	if name == "" {
+		for _, o := range []map[string]any{r.Object, r.OldObject} {
+			if md, ok := o["metadata"].(map[string]any); ok {
+				if n, ok := md["name"].(string); ok && n != "" {
+					name = n
+					break
+				}
+			}
+		}
+	}
+	s := fmt.Sprintf("%s %s %s/%s", r.Operation, r.Kind.Kind, r.Namespace, name)
+	if r.Subresource != "" {
+		s += " (" + r.Subresource + ")"
+	}
+	return s + " by " + r.UserInfo.Username
+}
+
+func printExplanation(w io.Writer, format string, ex explanation) error {
+	switch format {
+	case "yaml", "json":
+		return printObject(w, format, ex)
+	case "table":
+		tw := newTable(w, "DECISION", "TEMPLATE", "POLICY", "MESSAGE", "REASON")
+		tw.row(ex.Decision, dash(ex.Template), dash(ex.policyRef()), dash(ex.Message), ex.Reason)
+		return tw.flush()
+	}
+	tw := newTable(w, "Decision:", ex.Decision)
+	tw.row("Request:", ex.Request)
+	tw.row("Plan:", fmt.Sprintf("%s (%s at %s)", ex.Plan, ex.Phase, ex.Now.Format(time.RFC3339)))
+	if ex.Template != "" {
+		tw.row("Template:", ex.Template)
+		tw.row("Policy:", ex.policyRef())
+		tw.row("Rule:", ex.Rule)
+		tw.row("Message:", ex.Message)
+	}
+	tw.row("Reason:", ex.Reason)
+	return tw.flush()
+}
+
+// policyRef is "namespace/policy".
+func (ex explanation) policyRef() string {
+	if ex.Policy == "" {
+		return ""
+	}
+	return ex.Namespace + "/" + ex.Policy
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
