@@ -81,7 +81,7 @@ func Decode(r io.Reader, into any, opts ...DecodeOption) error {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return &DecodeError{Format: o.format, Problems: []string{"the body is empty"}}
+		return &DecodeError{Format: o.format, Problems: []DecodeProblem{{Kind: ProblemEmpty, Detail: "the body is empty"}}}
 	}
 	if o.format == FormatJSON || o.format == FormatAuto && trimmed[0] == '{' {
 		return decodeJSON(data, into)
@@ -120,18 +120,19 @@ func decodeJSON(data []byte, into any) error {
 	return de
 }
 
-// strictProblem writes a strict error of sigs.k8s.io/json as
-// "path: unknown field" or "path: duplicate field".
-func strictProblem(err error) string {
+// strictProblem turns a strict error of sigs.k8s.io/json into an unknown
+// or duplicate field problem. sigs.k8s.io/json has one error type for both;
+// its text is the only thing that tells them apart, and this is the one
+// place that reads it.
+func strictProblem(err error) DecodeProblem {
 	var fe sigsjson.FieldError
 	if !errors.As(err, &fe) {
-		return err.Error()
+		return DecodeProblem{Kind: ProblemMalformed, Detail: err.Error()}
 	}
-	kind := "unknown field"
 	if strings.HasPrefix(err.Error(), "duplicate field") {
-		kind = "duplicate field"
+		return DecodeProblem{Field: fe.FieldPath(), Kind: ProblemDuplicateField}
 	}
-	return fe.FieldPath() + ": " + kind
+	return DecodeProblem{Field: fe.FieldPath(), Kind: ProblemUnknownField}
 }
 
 func jsonError(data []byte, err error) error {
@@ -139,20 +140,21 @@ func jsonError(data []byte, err error) error {
 	if ok, off := sigsjson.SyntaxErrorOffset(err); ok {
 		// The offset counts the offending byte; locate that byte.
 		de.Line, de.Column = lineColumn(data, max(off-1, 0))
-		de.Problems = []string{strings.TrimPrefix(err.Error(), "json: ")}
+		de.Problems = []DecodeProblem{{Kind: ProblemMalformed, Detail: strings.TrimPrefix(err.Error(), "json: ")}}
 		return de
 	}
-	de.Problems = []string{typeProblem(err)}
+	de.Problems = []DecodeProblem{typeProblem(err)}
 	return de
 }
 
-// typeProblem writes a type error as "path: cannot use <value> as <type>".
-func typeProblem(err error) string {
+// typeProblem makes a type error a wrong-type problem at its field.
+func typeProblem(err error) DecodeProblem {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("%s: cannot use a %s as a %s", te.Field, te.Value, te.Type)
+		return DecodeProblem{Field: te.Field, Kind: ProblemWrongType,
+			Detail: fmt.Sprintf("cannot use a %s as a %s", te.Value, te.Type)}
 	}
-	return strings.TrimPrefix(err.Error(), "json: ")
+	return DecodeProblem{Kind: ProblemMalformed, Detail: strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 // lineColumn returns the 1-based line and column of the byte at index i.
@@ -174,8 +176,8 @@ func decodeYAML(data []byte, into any) error {
 		return yamlError(err)
 	}
 	if n > 1 {
-		return &DecodeError{Format: FormatYAML, Problems: []string{
-			fmt.Sprintf("the body holds %d YAML documents; send exactly one", n)}}
+		return &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Kind: ProblemSeveralDocuments,
+			Detail: fmt.Sprintf("the body holds %d YAML documents; send exactly one", n)}}}
 	}
 	doc, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
@@ -187,7 +189,7 @@ func decodeYAML(data []byte, into any) error {
 	}
 	de := &DecodeError{Format: FormatYAML}
 	for _, path := range unknownFields(tree, into) {
-		de.Problems = append(de.Problems, path+": unknown field")
+		de.Problems = append(de.Problems, DecodeProblem{Field: path, Kind: ProblemUnknownField})
 	}
 	if err := yaml.Unmarshal(data, into); err != nil {
 		te := yamlError(err)
@@ -240,9 +242,10 @@ func yamlError(err error) *DecodeError {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		msg = typeProblem(te)
+		de.Problems = []DecodeProblem{typeProblem(te)}
+		return de
 	}
-	de.Problems = []string{msg}
+	de.Problems = []DecodeProblem{{Kind: ProblemMalformed, Detail: msg}}
 	return de
 }
 
@@ -253,9 +256,54 @@ type DecodeError struct {
 	Format Format
 	// Line and Column locate the problem (1-based; 0 when unknown).
 	Line, Column int
-	// Problems are the messages, each naming its field path when it has
-	// one, e.g. "spec.scope.namespace: unknown field".
-	Problems []string
+	// Problems are what is wrong, each with its field path when it has
+	// one (String gives e.g. "spec.scope.namespace: unknown field").
+	Problems []DecodeProblem
+}
+
+// ProblemKind classifies a decode problem, so that callers (an API's error
+// body, a CLI) never have to parse the message.
+type ProblemKind string
+
+// Problem kinds.
+const (
+	ProblemUnknownField     ProblemKind = "UnknownField"
+	ProblemDuplicateField   ProblemKind = "DuplicateField"
+	ProblemWrongType        ProblemKind = "WrongType"
+	ProblemMalformed        ProblemKind = "Malformed"
+	ProblemSeveralDocuments ProblemKind = "SeveralDocuments"
+	ProblemEmpty            ProblemKind = "Empty"
+)
+
+// DecodeProblem is one thing wrong with a body.
+type DecodeProblem struct {
+	// Field is the field path, e.g. spec.scope.namespace; empty when the
+	// problem is not about one field.
+	Field string
+	// Kind says what is wrong.
+	Kind ProblemKind
+	// Detail says more; empty for unknown and duplicate fields.
+	Detail string
+}
+
+// Message says what is wrong, without the field path.
+func (p DecodeProblem) Message() string {
+	switch p.Kind {
+	case ProblemUnknownField:
+		return "unknown field"
+	case ProblemDuplicateField:
+		return "duplicate field"
+	}
+	return p.Detail
+}
+
+// String is "<field>: <message>", or the message alone when there is no
+// field.
+func (p DecodeProblem) String() string {
+	if p.Field == "" {
+		return p.Message()
+	}
+	return p.Field + ": " + p.Message()
 }
 
 func (e *DecodeError) Error() string {
@@ -272,7 +320,12 @@ func (e *DecodeError) Error() string {
 		}
 	}
 	b.WriteString(": ")
-	b.WriteString(strings.Join(e.Problems, "; "))
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.String())
+	}
 	return b.String()
 }
 

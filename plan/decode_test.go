@@ -81,56 +81,56 @@ func TestDecode_Refuses(t *testing.T) {
 	}{
 		"an unknown YAML field is named by its path": {
 			body: strings.Replace(planYAML, "namespaces:", "namespace:", 1),
-			want: &DecodeError{Format: FormatYAML, Problems: []string{"spec.scope.namespace: unknown field"}},
+			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Field: "spec.scope.namespace", Kind: ProblemUnknownField}}},
 		},
 		"an unknown JSON field is named by its path": {
 			body: strings.Replace(planJSON, `"namespaces"`, `"namespace"`, 1),
-			want: &DecodeError{Format: FormatJSON, Problems: []string{"spec.scope.namespace: unknown field"}},
+			want: &DecodeError{Format: FormatJSON, Problems: []DecodeProblem{{Field: "spec.scope.namespace", Kind: ProblemUnknownField}}},
 		},
 		"unknown fields inside lists are named with their index": {
 			body: strings.Replace(planYAML, "  - name: scaling\n", "  - name: scaling\n    naem: x\n", 1),
-			want: &DecodeError{Format: FormatYAML, Problems: []string{"spec.templates[0].naem: unknown field"}},
+			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Field: "spec.templates[0].naem", Kind: ProblemUnknownField}}},
 		},
 		"field names are case-sensitive": {
 			body: strings.Replace(planYAML, "  mode: audit", "  Mode: audit", 1),
-			want: &DecodeError{Format: FormatYAML, Problems: []string{"spec.Mode: unknown field"}},
+			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Field: "spec.Mode", Kind: ProblemUnknownField}}},
 		},
 		"a YAML key given twice is refused with its line": {
 			body: strings.Replace(planYAML, "  name: Holiday freeze\n", "  name: Holiday freeze\n  name: Other\n", 1),
-			want: &DecodeError{Format: FormatYAML, Line: 7, Problems: []string{`unmarshal errors: line 7: key "name" already set in map`}},
+			want: &DecodeError{Format: FormatYAML, Line: 7, Problems: []DecodeProblem{{Kind: ProblemMalformed, Detail: `unmarshal errors: line 7: key "name" already set in map`}}},
 		},
 		"a JSON key given twice is refused": {
 			body: strings.Replace(planJSON, `"mode": "audit"`, `"mode": "audit", "mode": "enforce"`, 1),
-			want: &DecodeError{Format: FormatJSON, Problems: []string{"spec.mode: duplicate field"}},
+			want: &DecodeError{Format: FormatJSON, Problems: []DecodeProblem{{Field: "spec.mode", Kind: ProblemDuplicateField}}},
 		},
 		"two YAML documents are refused": {
 			body: planYAML + "---\n" + planYAML,
-			want: &DecodeError{Format: FormatYAML, Problems: []string{"the body holds 2 YAML documents; send exactly one"}},
+			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Kind: ProblemSeveralDocuments, Detail: "the body holds 2 YAML documents; send exactly one"}}},
 		},
 		"malformed JSON is located by line and column": {
 			body: "{\n  \"spec\": {\n    \"name\": \"x\",,\n  }\n}",
-			want: &DecodeError{Format: FormatJSON, Line: 3, Column: 17, Problems: []string{"invalid character ',' looking for beginning of object key string"}},
+			want: &DecodeError{Format: FormatJSON, Line: 3, Column: 17, Problems: []DecodeProblem{{Kind: ProblemMalformed, Detail: "invalid character ',' looking for beginning of object key string"}}},
 		},
 		"malformed YAML is located by line": {
 			body: "spec:\n  name: x\n    mode: audit\n",
-			want: &DecodeError{Format: FormatYAML, Line: 3, Problems: []string{"line 3: mapping values are not allowed in this context"}},
+			want: &DecodeError{Format: FormatYAML, Line: 3, Problems: []DecodeProblem{{Kind: ProblemMalformed, Detail: "line 3: mapping values are not allowed in this context"}}},
 		},
 		"a value of the wrong type names its field": {
 			body: strings.Replace(planJSON, `"mode": "audit"`, `"mode": 5`, 1),
-			want: &DecodeError{Format: FormatJSON, Problems: []string{"spec.mode: cannot use a number as a plan.Mode"}},
+			want: &DecodeError{Format: FormatJSON, Problems: []DecodeProblem{{Field: "spec.mode", Kind: ProblemWrongType, Detail: "cannot use a number as a plan.Mode"}}},
 		},
 		"a YAML value of the wrong type names its field": {
 			body: "spec:\n  templates: image-change\n",
-			want: &DecodeError{Format: FormatYAML, Problems: []string{"spec.templates: cannot use a string as a []plan.TemplateRef"}},
+			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Field: "spec.templates", Kind: ProblemWrongType, Detail: "cannot use a string as a []plan.TemplateRef"}}},
 		},
 		"unknown fields and a type error are reported together": {
 			body: "spec:\n  nmae: x\n  templates: image-change\n",
-			want: &DecodeError{Format: FormatYAML, Problems: []string{
-				"spec.nmae: unknown field", "spec.templates: cannot use a string as a []plan.TemplateRef"}},
+			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{
+				{Field: "spec.nmae", Kind: ProblemUnknownField}, {Field: "spec.templates", Kind: ProblemWrongType, Detail: "cannot use a string as a []plan.TemplateRef"}}},
 		},
 		"an empty body is refused": {
 			body: " \n\t",
-			want: &DecodeError{Problems: []string{"the body is empty"}},
+			want: &DecodeError{Problems: []DecodeProblem{{Kind: ProblemEmpty, Detail: "the body is empty"}}},
 		},
 		"a body over the limit is too large": {
 			body: planYAML, opts: []DecodeOption{WithMaxBytes(100)},
@@ -179,8 +179,13 @@ type readCloser struct{ *strings.Reader }
 func (readCloser) Close() error { return nil }
 
 func TestDecodeError_Message(t *testing.T) {
-	err := &DecodeError{Format: FormatYAML, Line: 7, Problems: []string{"a", "b"}}
-	if got, want := err.Error(), "invalid YAML body at line 7: a; b"; got != want {
+	err := &DecodeError{Format: FormatYAML, Line: 7, Problems: []DecodeProblem{
+		{Field: "spec.nmae", Kind: ProblemUnknownField},
+		{Field: "spec.mode", Kind: ProblemWrongType, Detail: "cannot use a number as a plan.Mode"},
+		{Kind: ProblemMalformed, Detail: "b"},
+	}}
+	want := "invalid YAML body at line 7: spec.nmae: unknown field; spec.mode: cannot use a number as a plan.Mode; b"
+	if got := err.Error(); got != want {
 		t.Errorf("message = %q, want %q", got, want)
 	}
 }

@@ -81,7 +81,11 @@ func fileError(name string, err error) error {
 	if de.Line > 0 {
 		where = fmt.Sprintf("%s:%d", name, de.Line)
 	}
-	return fmt.Errorf("%s: %s (%d)", where, strings.Join(de.Problems, "; "), de.HTTPCode())
+	problems := make([]string, len(de.Problems))
+	for i, p := range de.Problems {
+		problems[i] = p.String()
+	}
+	return fmt.Errorf("%s: %s (%d)", where, strings.Join(problems, "; "), de.HTTPCode())
 }
 
 // loadSnapshot reads a --cluster file: a plan.ClusterSnapshot (namespaces,

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -78,12 +77,8 @@ func problemsOf(err error) []problem {
 		return out
 	case errors.As(err, &de):
 		out := make([]problem, len(de.Problems))
-		for i, msg := range de.Problems {
-			out[i] = problem{Type: "Decode", Code: de.HTTPCode(), Detail: msg, Line: de.Line}
-			// The decoder writes "spec.scope.namespace: unknown field".
-			if path, detail, ok := strings.Cut(msg, ": "); ok && !strings.ContainsAny(path, " \t") {
-				out[i].Field, out[i].Detail = path, detail
-			}
+		for i, p := range de.Problems {
+			out[i] = problem{Type: "Decode", Code: de.HTTPCode(), Field: p.Field, Detail: p.Message(), Line: de.Line}
 		}
 		return out
 	case errors.As(err, &ae):
