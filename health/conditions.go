@@ -1,0 +1,212 @@
+package health
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/telark/protectionplans/plan"
+)
+
+// Reasons of the PoliciesHealthy condition.
+const (
+	// ReasonInPlace: an active plan's policies all match its render.
+	ReasonInPlace = "InPlace"
+	// ReasonNothingDeployed: a plan that is not active has no policy left,
+	// as it should (R-R7).
+	ReasonNothingDeployed = "NothingDeployed"
+	// ReasonPoliciesMissing, ReasonPoliciesOutdated,
+	// ReasonFailureActionChanged and ReasonUnexpectedPolicies: the most
+	// severe drift found (in that order); the message lists every kind.
+	ReasonPoliciesMissing      = "PoliciesMissing"
+	ReasonPoliciesOutdated     = "PoliciesOutdated"
+	ReasonFailureActionChanged = "FailureActionChanged"
+	ReasonUnexpectedPolicies   = "UnexpectedPolicies"
+	// ReasonInconsistentInput: the check could not judge its input (no
+	// plan; a render that does not fit the plan's phase or is of another
+	// plan). Status Unknown, no actions.
+	ReasonInconsistentInput = "InconsistentInput"
+)
+
+// ReasonNotObserved is the reason of the Ready condition Check reports for
+// a plan whose lifecycle has not set Ready yet.
+const ReasonNotObserved = "NotObserved"
+
+// maxNamespacesShown caps the namespaces a message lists.
+const maxNamespacesShown = 5
+
+// conditions are Ready (the plan's own), Approved and PoliciesHealthy,
+// stamped as plan.SetCondition would store them.
+func conditions(in Input, healthy metav1.Condition) []metav1.Condition {
+	p := in.Plan
+	ready := metav1.Condition{
+		Type: plan.ConditionReady, Status: metav1.ConditionUnknown, Reason: ReasonNotObserved,
+		Message: "the lifecycle has not set Ready yet", ObservedGeneration: p.Generation,
+		LastTransitionTime: metav1.NewTime(in.Now),
+	}
+	if c := meta.FindStatusCondition(p.Status.Conditions, plan.ConditionReady); c != nil {
+		ready = *c
+	}
+	return []metav1.Condition{ready, stamp(p, plan.ApprovedCondition(p), in.Now), healthy}
+}
+
+// stamp sets the generation and transition time of c as plan.SetCondition
+// would: the time of the plan's condition of the same type when its
+// status is the same, now otherwise.
+func stamp(p *plan.ProtectionPlan, c metav1.Condition, now time.Time) metav1.Condition {
+	c.LastTransitionTime = metav1.NewTime(now)
+	if p == nil {
+		return c
+	}
+	c.ObservedGeneration = p.Generation
+	if old := meta.FindStatusCondition(p.Status.Conditions, c.Type); old != nil && old.Status == c.Status {
+		c.LastTransitionTime = old.LastTransitionTime
+	}
+	return c
+}
+
+func unknownHealthy(p *plan.ProtectionPlan, now time.Time, why string) metav1.Condition {
+	return stamp(p, metav1.Condition{
+		Type: plan.ConditionPoliciesHealthy, Status: metav1.ConditionUnknown,
+		Reason: ReasonInconsistentInput, Message: why,
+	}, now)
+}
+
+// policiesHealthy is health's verdict, in words a person can act on.
+func policiesHealthy(in Input, s Summary, sp spread) metav1.Condition {
+	c := metav1.Condition{Type: plan.ConditionPoliciesHealthy, Status: metav1.ConditionTrue}
+	phase := in.Plan.Status.Phase
+	switch {
+	case s.healthy() && phase == plan.PhaseActive:
+		c.Reason = ReasonInPlace
+		c.Message = fmt.Sprintf("all %s in place and match the plan", count(s.Rendered, "policy is", "policies are"))
+		if s.Rendered == 1 {
+			c.Message = "the plan's only policy is in place and matches the plan"
+		}
+	case s.healthy():
+		c.Reason, c.Message = ReasonNothingDeployed, nothingDeployed(phase)
+	case phase != plan.PhaseActive:
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonUnexpectedPolicies
+		c.Message = fmt.Sprintf("%s still deployed in %s although %s: %s",
+			count(s.Unexpected, "policy", "policies"), sp.namespaces(StateUnexpected),
+			phaseClause(phase), fix(in.Repair, "deleted"))
+	default:
+		c.Status = metav1.ConditionFalse
+		c.Reason, c.Message = drift(in, s, sp)
+	}
+	return stamp(in.Plan, c, in.Now)
+}
+
+// drift describes an active plan's drift, most severe first.
+func drift(in Input, s Summary, sp spread) (reason string, msg string) {
+	var parts []string
+	add := func(n int, r, what string, st State, repair string) {
+		if n == 0 {
+			return
+		}
+		if reason == "" {
+			reason = r
+		}
+		parts = append(parts, fmt.Sprintf("%s in %s: %s", what, sp.namespaces(st), fix(in.Repair, repair)))
+	}
+	of := func(n int) string { return fmt.Sprintf("%d of %s", n, count(s.Rendered, "policy", "policies")) }
+	add(s.Missing, ReasonPoliciesMissing, of(s.Missing)+" missing", StateMissing, "re-applied")
+	add(s.Outdated, ReasonPoliciesOutdated, of(s.Outdated)+" outdated", StateOutdated, "re-applied")
+	add(s.ActionChanged, ReasonFailureActionChanged, of(s.ActionChanged)+" with a changed failure action",
+		StateActionChanged, "patched back to "+string(in.Plan.Spec.Mode))
+	add(s.Unexpected, ReasonUnexpectedPolicies,
+		fmt.Sprintf("%d unexpected %s with the plan's label", s.Unexpected, plural(s.Unexpected, "policy", "policies")),
+		StateUnexpected, "deleted")
+	return reason, strings.Join(parts, "; ")
+}
+
+// fix says when a repair happens: now (Repair) or on the operator's next
+// tick ("Refresh health").
+func fix(repair bool, done string) string {
+	if repair {
+		return "being " + done
+	}
+	return done + " on the next tick"
+}
+
+func nothingDeployed(phase plan.Phase) string {
+	switch phase {
+	case plan.PhaseScheduled:
+		return "nothing is deployed before the window starts"
+	case plan.PhasePendingApproval:
+		return "nothing is deployed while the plan waits for approval"
+	case plan.PhaseTerminated:
+		return "the window ended; no policy is left"
+	case plan.PhaseCanceled:
+		return "the plan is canceled; no policy is left"
+	case plan.PhaseFailed:
+		return "nothing is deployed while the plan is failed; the next tick retries it"
+	}
+	return "nothing is deployed: the plan has no phase yet"
+}
+
+// phaseClause says why nothing may be deployed in a phase other than
+// active.
+func phaseClause(phase plan.Phase) string {
+	switch phase {
+	case plan.PhaseScheduled:
+		return "the window has not started"
+	case plan.PhasePendingApproval:
+		return "the plan waits for approval"
+	case plan.PhaseTerminated:
+		return "the window ended"
+	case plan.PhaseCanceled:
+		return "the plan is canceled"
+	case plan.PhaseFailed:
+		return "the plan failed"
+	}
+	return "the plan has no phase yet"
+}
+
+func phaseName(p plan.Phase) string {
+	if p == "" {
+		return "not yet created"
+	}
+	return string(p)
+}
+
+func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// spread records the namespaces each state was found in.
+type spread map[State]map[string]bool
+
+func (s spread) add(st State, ns string) {
+	if s[st] == nil {
+		s[st] = map[string]bool{}
+	}
+	s[st][ns] = true
+}
+
+// namespaces lists a state's namespaces, sorted, at most
+// maxNamespacesShown of them: "payments, shop" or "a, b, c, d, e and 3
+// more". A cluster-scoped object counts as "the cluster scope".
+func (s spread) namespaces(st State) string {
+	var ns []string
+	for n := range s[st] {
+		if n == "" {
+			n = "the cluster scope"
+		}
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	if len(ns) > maxNamespacesShown {
+		return strings.Join(ns[:maxNamespacesShown], ", ") + fmt.Sprintf(" and %d more", len(ns)-maxNamespacesShown)
+	}
+	return strings.Join(ns, ", ")
+}

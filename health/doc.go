@@ -1,0 +1,102 @@
+// Package health compares a plan's live policies with a fresh render of the
+// plan (R-H1), says how healthy they are in conditions a person can act on,
+// and returns the repair actions that converge the cluster (R-H2), as data.
+//
+//	live := health.GroupByPlan(list)[p.Name] // one list, label health.ListSelector
+//	res := health.Check(health.Input{Plan: p, Render: rendered, Live: live, Now: now, Repair: true})
+//	for _, a := range res.Actions { /* Apply (SSA), PatchFailureAction (merge patch), Delete */ }
+//
+// Everything here is pure: the operator gathers the plan, its render and
+// the live policies into an Input; Check decides; the operator carries out
+// the actions. Nothing here reads the clock, lists, writes or logs.
+//
+// # What it owns
+//
+//   - Check: the state of every policy (ok, missing, outdated, action
+//     changed, unexpected), the conditions Ready, Approved and
+//     PoliciesHealthy, and, with Input.Repair, the actions. Without it
+//     ("Refresh health", R-H3) the same states and conditions, no actions.
+//   - Verified: what a check found ok, by uid and resourceVersion, so that
+//     the next check compares only what was written since.
+//   - Sweep: deletes for the managed policies of plans that are not active
+//     or no longer exist, from the same single list.
+//   - Record: stores a check on a copy of the plan (PoliciesHealthy,
+//     Approved, Status.Policies capped at MaxRecordedPolicies, a
+//     HealthChanged event when health turns).
+//   - ListSelector, GroupByPlan and FieldManager for the operator: one
+//     list of every plan's policies, split by plan; one field manager for
+//     every server-side apply.
+//
+// # General approach
+//
+// The render is the desired state, keyed by group, kind, namespace and
+// name. One pass indexes it, one pass over the live list matches each live
+// policy of the plan with its rendered object or marks it unexpected, and
+// the rendered objects left unmatched are missing: linear in the number of
+// policies. A matched pair is classified in the cheapest order that stays
+// exact (details on Check):
+//
+//  1. the live object holds the rendered one's fields, labels and
+//     annotations unchanged: ok, without hashing (the steady state);
+//  2. its render-hash annotation differs from the render's: outdated;
+//  3. the annotation is intact and render.HashOf(live) equals it: ok
+//     (only fields outside the canonical form changed, e.g. a label of
+//     another controller);
+//  4. otherwise its spec was changed by hand under the intact annotation:
+//     action changed if writing the rendered failure action back into a
+//     copy (render.SetFailureAction) gives back the annotated hash,
+//     outdated if anything else changed too (applying the render fixes
+//     both).
+//
+// Everything target-specific goes through render (TargetOf, HashOf,
+// FailureAction, SetFailureAction, the objects of each render.Policy): a
+// target whose policy is several objects (a ValidatingAdmissionPolicy and
+// its binding) is checked object by object, and the policy takes its most
+// severe object state.
+//
+// # States and repairs
+//
+//	state            found when                                 repair (Repair, plan active)
+//	ok               live = render (canonical form)             none
+//	missing          rendered, not live                         Apply the rendered object
+//	outdated         annotation ≠ render's hash, or a hand      Apply the rendered object
+//	                 edit beyond the failure action
+//	action_changed   a hand edit of the failure action only     PatchFailureAction (merge patch)
+//	unexpected       live with the plan's label, not rendered   Delete (uid, resourceVersion preconditions)
+//
+// A plan that is not active renders nothing (R-R7), so all its live
+// policies are unexpected and deleted. Actions are sorted: applies, then
+// patches, then deletes (protection is put in place before anything is
+// removed), each by namespace, name and kind. In the steady state there is
+// no action at all, so an operator that follows them writes nothing.
+//
+// # Conditions
+//
+// Ready belongs to the lifecycle (plan.Tick, plan.Fail, plan.Cancel): it
+// says whether the plan is in the phase its window asks for (Active,
+// Scheduled, PendingApproval, Canceled, a failure reason, ...). Tick sets
+// it again on every tick, so health never changes it, lest the two flap;
+// Check reports it as the plan holds it. Approved is plan.ApprovedCondition.
+// PoliciesHealthy is health's: True when every rendered policy is ok and
+// nothing is unexpected (InPlace for an active plan, NothingDeployed for
+// any other phase: "nothing is deployed before the window starts"); False
+// with the most severe drift as reason (PoliciesMissing, PoliciesOutdated,
+// FailureActionChanged, UnexpectedPolicies) and every drift in the
+// message: "2 of 18 policies missing in payments, shop: re-applied on the
+// next tick"; Unknown (InconsistentInput, no actions) when the input
+// cannot be judged, e.g. an active plan with an empty render.
+//
+// # Cost
+//
+// The steady state hashes nothing: the fast path is a walk of two JSON
+// trees per policy, and with Input.Verified (the previous check's
+// Result.Verified, kept in memory between ticks) not even that for the
+// objects whose resourceVersion has not moved. BenchmarkCheck_2000Namespaces
+// (18,000 policies) measures both against render.Render of the same plan
+// and against building the two maps alone (the goal: at most half a
+// render; its ratios sub-benchmark times them in the same iterations).
+// render.HashOf runs only for live objects whose annotation matches the
+// render but whose labels, annotations or fields differ; a label another
+// controller puts on every policy makes a cold check cost about one
+// render.
+package health

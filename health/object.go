@@ -1,0 +1,184 @@
+package health
+
+import (
+	"math"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// objKey identifies an object: group, kind, namespace and name.
+type objKey struct {
+	group, kind, namespace, name string
+}
+
+// keyOf reads an object's key straight from its map (no copies).
+func keyOf(o *unstructured.Unstructured) objKey {
+	av, _ := o.Object["apiVersion"].(string)
+	group := ""
+	if i := strings.LastIndexByte(av, '/'); i >= 0 {
+		group = av[:i]
+	}
+	kind, _ := o.Object["kind"].(string)
+	md := metadataOf(o)
+	ns, _ := md["namespace"].(string)
+	name, _ := md["name"].(string)
+	return objKey{group: group, kind: kind, namespace: ns, name: name}
+}
+
+func metadataOf(o *unstructured.Unstructured) map[string]any {
+	if o == nil {
+		return nil
+	}
+	md, _ := o.Object["metadata"].(map[string]any)
+	return md
+}
+
+// labelOf reads one label without copying the label map.
+func labelOf(o *unstructured.Unstructured, key string) string {
+	l, _ := metadataOf(o)["labels"].(map[string]any)
+	s, _ := l[key].(string)
+	return s
+}
+
+// annotationOf reads one annotation without copying the annotation map.
+func annotationOf(o *unstructured.Unstructured, key string) string {
+	a, _ := metadataOf(o)["annotations"].(map[string]any)
+	s, _ := a[key].(string)
+	return s
+}
+
+// sameAsRendered reports whether live holds everything rendered holds,
+// as JSON values: the same apiVersion, kind and other top-level fields
+// (spec, ...), the same name and namespace, and exactly the same labels and
+// annotations; live may add only status and server-set metadata (uid,
+// resourceVersion, managedFields, ...).
+//
+// It is the fast path of the diff. render.HashOf hashes a canonical form
+// made of apiVersion, kind, name, namespace, some labels and annotations
+// and the spec, nothing the server sets; so when sameAsRendered holds,
+// HashOf(live) equals HashOf(rendered), which is the render-hash annotation
+// both carry, and HashOf need not run. The converse does not hold (another
+// controller may add a label), so false only means "ask HashOf".
+func sameAsRendered(live, rendered *unstructured.Unstructured) bool {
+	for k, v := range rendered.Object {
+		if k == "metadata" {
+			continue
+		}
+		w, ok := live.Object[k]
+		if !ok || !jsonEqual(v, w) {
+			return false
+		}
+	}
+	for k := range live.Object {
+		if _, ok := rendered.Object[k]; !ok && k != "metadata" && k != "status" {
+			return false
+		}
+	}
+	lm, rm := metadataOf(live), metadataOf(rendered)
+	for _, k := range []string{"name", "namespace", "labels", "annotations"} {
+		if !jsonEqual(rm[k], lm[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonEqual reports whether a and b, values of unstructured objects,
+// marshal to the same JSON. It errs on the side of false: a type it does
+// not know, or numbers it cannot prove to print alike, are "different".
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || (x == nil) != (y == nil) || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || (x == nil) != (y == nil) || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	case int64, float64:
+		return numberEqual(x, b)
+	}
+	return false
+}
+
+// numberEqual compares JSON numbers as decoded by encoding/json (float64)
+// or by apimachinery (int64 for integers): equal when they print alike.
+func numberEqual(a, b any) bool {
+	switch x := a.(type) {
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return x == y
+		case float64:
+			return intPrintsAsFloat(x, y)
+		}
+	case float64:
+		switch y := b.(type) {
+		case float64:
+			return x == y && math.Signbit(x) == math.Signbit(y)
+		case int64:
+			return intPrintsAsFloat(y, x)
+		}
+	}
+	return false
+}
+
+// intPrintsAsFloat: i and f print alike when f is exactly i and i is
+// within float64's exact integers (and f is not -0).
+func intPrintsAsFloat(i int64, f float64) bool {
+	const exact = 1 << 53
+	return i >= -exact && i <= exact && float64(i) == f && !math.Signbit(f) == (i >= 0)
+}
+
+// mergeDiff returns the JSON merge patch (RFC 7386) that turns from into
+// to: the keys whose values differ, recursively for objects, null for keys
+// to removes.
+func mergeDiff(from, to map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range to {
+		old, ok := from[k]
+		switch {
+		case ok && jsonEqual(old, v):
+		case ok && isObject(old) && isObject(v):
+			out[k] = mergeDiff(old.(map[string]any), v.(map[string]any))
+		default:
+			out[k] = v
+		}
+	}
+	for k := range from {
+		if _, ok := to[k]; !ok {
+			out[k] = nil
+		}
+	}
+	return out
+}
+
+func isObject(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && m != nil
+}
