@@ -65,6 +65,9 @@ func compile(in Input) (*compiled, error) {
 	errs = append(errs, e...)
 	c.excludedKinds, e = excludedKinds(p.Spec.Exclusions.Kinds, spec.Child("exclusions", "kinds"))
 	errs = append(errs, e...)
+	if target == TargetVAP { // the only target that writes members' names
+		errs = append(errs, checkMembers(c.namespaces)...)
+	}
 	if err := plan.NewValidationError(errs); err != nil {
 		return nil, err
 	}

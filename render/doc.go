@@ -1,9 +1,10 @@
 // Package render owns the fixed template catalog and turns an active
 // protection plan into admission policies: one policy per template and
-// namespace in scope, labelled with the plan and carrying a render hash.
+// namespace in scope, labelled with the plan and carrying a render hash,
+// for one of three targets.
 //
-//	res, err := render.Render(render.Input{Plan: p, Now: now})
-//	// res.Policies[i].Objects are kyverno.io/v1 Policies to apply.
+//	res, err := render.Render(render.Input{Plan: p, Now: now, Target: render.TargetVAP})
+//	// res.Policies[i].Objects: a ValidatingAdmissionPolicy and its binding.
 //	d, _ := render.Explain(render.Input{Plan: p, Now: now}, req) // d.Blocked
 //
 // # General approach
@@ -12,7 +13,8 @@
 // validation and a dashboard see: scopes, parameters) plus a list of
 // RuleSpecs in a small closed vocabulary: kinds, the /scale subresource,
 // operations, and a Condition (Always, ImagesChanged, ReplicasChanged,
-// RestartedAtChanged, StorageRequestChanged, DataChanged). Nothing in the
+// RestartedAtChanged, StorageRequestChanged, DataChanged; LeavesApplication
+// for the scope guards). Nothing in the
 // catalog is written for one kind of policy.
 //
 // A render goes through three steps:
@@ -23,20 +25,34 @@
 //     the applications living there and its named-resource exclusions, and
 //     the messages are worked out (the end of the window interval containing
 //     Now). Everything that will reach a policy is validated here, whatever
-//     plan validation did before: user text never reaches a policy except
-//     base64-encoded, and kinds, names and selector values reach it only
-//     once checked to be identifiers, DNS names and label values.
+//     plan validation did before: user text reaches a policy only in
+//     messages (see Messages and user text), and kinds, names and selector
+//     values reach it only once checked to be identifiers, DNS names and
+//     label values.
 //  2. a target translates the rule vocabulary into its kind of policy.
-//     Targets implement a sealed interface (target.go); the kyverno target
-//     (kyverno*.go) writes kyverno.io/v1 Policies through a small typed
-//     mirror of Kyverno's types. The other targets of R-R5 (kyverno-cel,
-//     vap) plug in as one file each.
+//     Targets implement a sealed interface (target.go): the policies, the
+//     kinds of object, how the failure action is read and written, and
+//     what Explain must know (names, and the one place where targets
+//     decide differently). Nothing of the catalog is copied into a target.
+//     The targets of R-R5 are kyverno (kyverno*.go: kyverno.io/v1
+//     Policies, through a small typed mirror of Kyverno's types),
+//     kyverno-cel (cel_kyverno.go: policies.kyverno.io/v1
+//     NamespacedValidatingPolicies, typed with github.com/kyverno/api) and
+//     vap (vap.go: admissionregistration.k8s.io/v1
+//     ValidatingAdmissionPolicies with their bindings, typed with
+//     k8s.io/api, enforced by the API server itself). The two CEL targets
+//     share the CEL translation (cel_*.go): one validation per rule, the
+//     negation of "this rule applies".
 //  3. each object gets its labels and its render hash (HashOf: the SHA-256
 //     of a canonical JSON form), and the result is sorted.
 //
 // Explain is the reference semantics of the same rule specs, in Go: given a
 // request, would the plan's policies refuse it, record it, or let it
-// through, and why. The end-to-end tests hold real Kyverno to it.
+// through, and why, for the input's target. test/kyverno holds Kyverno's
+// engines (kyverno.io/v1 and CEL) and the API server's
+// ValidatingAdmissionPolicy code to it on every case of
+// testdata/explain_corpus.json; the live tests hold the real admission
+// chain to it.
 //
 // # What is never frozen
 //
@@ -53,25 +69,81 @@
 // A namespaces scope freezes every object of the listed namespaces. An
 // applications scope freezes, in each namespace of each application, the
 // objects its label selector selects; an application without a selector
-// freezes its namespaces whole. Selectors are evaluated in the rules'
-// preconditions on the old and the new object (so that removing the
-// application's label does not take an update out of the freeze), and on
-// the parent of a /scale request, read with an API call (a Scale has no
-// labels).
+// freezes its namespaces whole. Selectors are evaluated on the old and the
+// new object (so that removing the application's label does not take an
+// update out of the freeze), and for a /scale request on its parent (a
+// Scale has no labels), read with an API call (kyverno) or resource.Get
+// (kyverno-cel). A ValidatingAdmissionPolicy cannot read another object:
+// the vap target matches the /scale of the applications' members by name
+// (Application.Members as resolved when rendering; a member created later
+// is covered from the next render, which the operator makes on every
+// tick), and Explain decides the same way for it.
+//
+// Every policy of a namespace in scope through selectors also carries a
+// scope guard per application (guard.go): an UPDATE after which the
+// application's selector no longer selects an object it selected is
+// refused ("moving Deployment web out of application checkout is frozen
+// by protection plan ..."). Without it, a change in two steps escapes the
+// freeze: first an update that only removes the label, then the frozen
+// change on an object no longer in scope.
+//
+// # Messages and user text
+//
+// User text (plan and application names) reaches messages only, never an
+// expression: kyverno writes it base64-encoded inside Kyverno's
+// base64_decode (Kyverno evaluates messages as templates); the CEL targets
+// write it as literal messages (neither Kyverno's CEL engine nor the API
+// server evaluates a message) and, for the scope guard's
+// messageExpression, as CEL string literals (celString) around the
+// request's kind and name. The API server refuses a message with a line
+// break, so vap writes line breaks as spaces; both CEL targets write the
+// control characters YAML cannot hold as U+FFFD. Everything else that
+// reaches an expression (kinds, names, label keys and values) is checked to
+// be a Kubernetes identifier first, and quoted.
+//
+// # Modes, and where violations go
+//
+// Enforce refuses: kyverno's validationFailureAction Enforce, kyverno-cel's
+// and vap's validationActions [Deny]. Audit admits and records: kyverno
+// (Audit) and kyverno-cel ([Audit]) record PolicyViolation events and
+// PolicyReport results, which the violations package reads; vap ([Audit,
+// Warn]) records the decision in the API server's audit log (as the
+// Kubernetes documentation describes it, the
+// validation.policy.admission.k8s.io/validation_failure annotation of the
+// request's audit event) and returns it to the client as a warning
+// ("Validation failed for ValidatingAdmissionPolicy '<name>' with binding
+// '<name>': <message>"). No event and no report: the violations feed sees
+// nothing of a vap plan unless the embedder collects audit events.
+//
+// The API server evaluates a vap policy in-process (no webhook, nothing
+// that can be down or slow); a NamespacedValidatingPolicy gets a webhook of
+// its own in Kyverno's configuration, scoped to its namespace, with the
+// exemptions as webhook match conditions (exempt requests never reach
+// Kyverno). A compact mode (one policy per namespace for all templates)
+// is not offered: the policy object is the unit health compares, hashes,
+// labels with its template and repairs, and both CEL engines report only
+// the first failing validation of a policy, so one template's message
+// would hide the others'.
 //
 // # Canonical form and Kubernetes defaulting
 //
 // Health compares live policies with a fresh render. Render writes every
-// field the Policy CRD defaults (admission, background, emitWarning,
-// validationFailureAction, rules[].skipBackgroundRequests,
-// validate.allowExistingViolations, apiCall.method), and Kyverno 1.19's
-// policy mutation webhook changes nothing, so a live policy's spec reads
-// back equal to its render, and HashOf(live) equals the render-hash
+// field the API server or the CRDs default (kyverno: admission,
+// background, emitWarning, validationFailureAction,
+// rules[].skipBackgroundRequests, validate.allowExistingViolations,
+// apiCall.method; kyverno-cel and vap: failurePolicy, matchPolicy, empty
+// namespace and object selectors, rule scopes, evaluation settings), and
+// Kyverno 1.19's policy webhooks change nothing, so a live policy's spec
+// reads back equal to its render, and HashOf(live) equals the render-hash
 // annotation until someone edits the spec. The hash covers apiVersion,
 // kind, name, namespace, the plan, template and managed-by labels, the
 // annotation that switches Kyverno's pod-controller autogen off, and the
-// spec; nothing the server sets. testdata/live holds policies read back
-// from a real API server with Kyverno 1.19.1, one per template.
+// spec; nothing the server sets. A vap policy is two objects, each with
+// its hash; Policy.Hash covers both, and health checks and repairs each
+// on its own (the binding carries the failure action; FailureAction of the
+// ValidatingAdmissionPolicy itself is ErrNoFailureAction). testdata/live
+// holds objects read back from a real API server with Kyverno 1.19.1, one
+// per template and target.
 //
 // # Determinism and cost
 //

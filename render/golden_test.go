@@ -9,22 +9,33 @@ import (
 	"github.com/telark/protectionplans/window"
 )
 
+// goldenName is where the golden file of a case lives: testdata/<case>
+// for the kyverno target, testdata/<target>/<case> for the others.
+func goldenName(target Target, name string) string {
+	if target == TargetKyverno {
+		return name
+	}
+	return string(target) + "/" + name
+}
+
 // TestGolden_TemplateScopeMode renders every template in both scope types
-// and both modes, one namespace each.
+// and both modes, one namespace each, for every target.
 func TestGolden_TemplateScopeMode(t *testing.T) {
-	for _, tmpl := range Catalog() {
-		for _, mode := range []plan.Mode{plan.ModeAudit, plan.ModeEnforce} {
-			name := tmpl.Name() + "_namespaces_" + string(mode)
-			t.Run(name, func(t *testing.T) {
-				p := namespacePlan(mode, []string{"shop"}, tpl(tmpl.Name()))
-				checkGolden(t, name, mustYAML(t, mustRender(t, Input{Plan: p, Now: now})))
-			})
-			name = tmpl.Name() + "_applications_" + string(mode)
-			t.Run(name, func(t *testing.T) {
-				p := appPlan(mode, tpl(tmpl.Name()))
-				in := Input{Plan: p, Applications: []plan.Application{checkoutApp()}, Now: now}
-				checkGolden(t, name, mustYAML(t, mustRender(t, in)))
-			})
+	for _, target := range Targets() {
+		for _, tmpl := range Catalog() {
+			for _, mode := range []plan.Mode{plan.ModeAudit, plan.ModeEnforce} {
+				name := goldenName(target, tmpl.Name()+"_namespaces_"+string(mode))
+				t.Run(name, func(t *testing.T) {
+					p := namespacePlan(mode, []string{"shop"}, tpl(tmpl.Name()))
+					checkGolden(t, name, mustYAML(t, mustRender(t, Input{Plan: p, Now: now, Target: target})))
+				})
+				name = goldenName(target, tmpl.Name()+"_applications_"+string(mode))
+				t.Run(name, func(t *testing.T) {
+					p := appPlan(mode, tpl(tmpl.Name()))
+					in := Input{Plan: p, Applications: []plan.Application{checkoutApp()}, Now: now, Target: target}
+					checkGolden(t, name, mustYAML(t, mustRender(t, in)))
+				})
+			}
 		}
 	}
 }
@@ -95,10 +106,29 @@ func TestGolden_Cases(t *testing.T) {
 			return Input{Plan: p, Now: now}
 		}},
 		{"hostile", func() Input { return hostileInput() }},
+		{"applications_members_and_guards", func() Input {
+			p := appPlan(plan.ModeEnforce, tpl("scaling"), tpl("image-change"))
+			p.Spec.Scope.Applications = []string{"checkout", "search"}
+			checkout := checkoutApp()
+			checkout.Members = append(checkout.Members,
+				plan.ResourceRef{Kind: "StatefulSet", Name: "cart-db", Namespace: "shop"},
+				plan.ResourceRef{Kind: "Deployment", Name: "api", Namespace: "shop"},
+				plan.ResourceRef{Kind: "ConfigMap", Name: "not-scalable", Namespace: "shop"},
+				plan.ResourceRef{Kind: "Deployment", Name: "elsewhere", Namespace: "other"})
+			search := plan.Application{Name: "search", Namespaces: []string{"shop"},
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "search"}},
+				Members:  []plan.ResourceRef{{Kind: "Deployment", Name: "indexer", Namespace: "shop"}}}
+			return Input{Plan: p, Applications: []plan.Application{checkout, search}, Now: now}
+		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkGolden(t, tt.name, mustYAML(t, mustRender(t, tt.in())))
-		})
+	for _, target := range Targets() {
+		for _, tt := range tests {
+			name := goldenName(target, tt.name)
+			t.Run(name, func(t *testing.T) {
+				in := tt.in()
+				in.Target = target
+				checkGolden(t, name, mustYAML(t, mustRender(t, in)))
+			})
+		}
 	}
 }

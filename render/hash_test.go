@@ -149,20 +149,23 @@ func TestFailureAction_RefusesOtherKinds(t *testing.T) {
 	}
 }
 
-func TestRender_UnsupportedTargets(t *testing.T) {
+func TestRender_UnknownTargets(t *testing.T) {
 	p := namespacePlan(plan.ModeEnforce, []string{"shop"}, tpl("delete"))
-	for _, tgt := range []Target{TargetKyvernoCEL, TargetVAP, "gatekeeper"} {
-		_, err := Render(Input{Plan: p, Now: now, Target: tgt})
-		var uerr *UnsupportedTargetError
-		if !errors.As(err, &uerr) || plan.CodeOf(err) != 400 {
-			t.Errorf("%s: err = %v, want a 400 *UnsupportedTargetError", tgt, err)
-		}
-		if _, err := Explain(Input{Plan: p, Now: now, Target: tgt}, Request{}); !errors.As(err, &uerr) {
-			t.Errorf("Explain %s: err = %v", tgt, err)
-		}
+	_, err := Render(Input{Plan: p, Now: now, Target: "gatekeeper"})
+	var uerr *UnsupportedTargetError
+	if !errors.As(err, &uerr) || plan.CodeOf(err) != 400 {
+		t.Errorf("err = %v, want a 400 *UnsupportedTargetError", err)
 	}
-	if _, err := Render(Input{Plan: p, Now: now, Target: TargetVAP}); err.Error() != `render target "vap" not supported yet` {
+	if _, err := Explain(Input{Plan: p, Now: now, Target: "gatekeeper"}, Request{}); !errors.As(err, &uerr) {
+		t.Errorf("Explain: err = %v", err)
+	}
+	if err.Error() != `unknown render target "gatekeeper" (known: kyverno, kyverno-cel, vap)` {
 		t.Errorf("message = %q", err)
+	}
+	for _, tgt := range Targets() {
+		if !Supported(tgt) {
+			t.Errorf("%s is not supported", tgt)
+		}
 	}
 }
 
@@ -218,8 +221,13 @@ func TestKindsOfAndPlanSelector(t *testing.T) {
 	if err != nil || len(kinds) != 1 || kinds[0].String() != "kyverno.io/v1, Kind=Policy" {
 		t.Errorf("KindsOf(default) = %v, %v", kinds, err)
 	}
-	if _, err := KindsOf(TargetVAP); err == nil {
-		t.Error("KindsOf(vap) should fail until it is implemented")
+	kinds, err = KindsOf(TargetVAP)
+	if err != nil || len(kinds) != 2 || kinds[0].Kind != "ValidatingAdmissionPolicy" || kinds[1].Kind != "ValidatingAdmissionPolicyBinding" {
+		t.Errorf("KindsOf(vap) = %v, %v", kinds, err)
+	}
+	kinds, err = KindsOf(TargetKyvernoCEL)
+	if err != nil || len(kinds) != 1 || kinds[0].String() != "policies.kyverno.io/v1, Kind=NamespacedValidatingPolicy" {
+		t.Errorf("KindsOf(kyverno-cel) = %v, %v", kinds, err)
 	}
 	if got := PlanSelector("black-friday"); got != "telark.io/protection-plan=black-friday" {
 		t.Errorf("PlanSelector = %q", got)

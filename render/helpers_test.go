@@ -109,6 +109,9 @@ func checkGolden(t *testing.T, name string, got []byte) {
 		path = filepath.Join("testdata", name+".json")
 	}
 	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -31,6 +31,11 @@ var hostileNames = []string{
 	"[?name=='x'] | @ && `true`",
 	"a: b\n- c: d",
 	"#comment",
+	"' + request.userInfo.username + '",
+	"\" + request.userInfo.username + \"",
+	"\\",
+	"\\\" + string(request) + \\\"",
+	"\u0085 next line \u2028 line separator \x00 nul \x7f del",
 }
 
 // hostileInput is an enforcing plan named and described with every hostile
@@ -44,7 +49,7 @@ func hostileInput() Input {
 
 // ownVariable is what every "{{" of a rendered policy must start: our own
 // JMESPath on the request or the parent's labels, or the message decode.
-var ownVariable = regexp.MustCompile(`^\{\{(- base64_decode\('[A-Za-z0-9+/=]*'\) \}\}$| request\.| \(| sort\()`)
+var ownVariable = regexp.MustCompile(`^\{\{(- base64_decode\('[A-Za-z0-9+/=]*'\) \}\}$|- join\('', \[base64_decode\('[A-Za-z0-9+/=]*'\), request\.kind\.kind, ' ', request\.name, base64_decode\('[A-Za-z0-9+/=]*'\)\]\) \}\}$| request\.| \(| !\(| sort\()`)
 
 func TestHostile_MessagesAreExactAndInert(t *testing.T) {
 	for _, name := range hostileNames {

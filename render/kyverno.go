@@ -1,12 +1,10 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/telark/protectionplans/plan"
@@ -20,15 +18,6 @@ import (
 type kyvernoTarget struct{}
 
 var _ translator = kyvernoTarget{}
-
-// specProto is a policy spec rendered once and shared by every namespace
-// whose scope renders it the same way (in a namespaces scope without named
-// exclusions, all of them): its unstructured form, copied into each
-// object, and its canonical JSON, hashed with each object's metadata.
-type specProto struct {
-	spec map[string]any
-	json []byte
-}
 
 func (kyvernoTarget) policies(c *compiled) ([]Policy, error) {
 	protos := map[string]*specProto{}
@@ -79,41 +68,20 @@ func kyvernoSpec(c *compiled, bt boundTemplate, ns nsScope, messages map[string]
 	for _, r := range bt.rules {
 		spec.Rules = append(spec.Rules, kyvernoRules(r, ns, messages[bt.name+"/"+r.Name], exclude)...)
 	}
-	typed, err := json.Marshal(spec)
-	if err != nil {
-		return nil, err
+	for _, g := range scopeGuards(bt, ns) {
+		prefix, suffix := c.guardMessageParts(g.Application)
+		spec.Rules = append(spec.Rules, kyvernoGuard(g, ns, kyvernoGuardMessage(prefix, suffix), exclude))
 	}
-	var m map[string]any
-	if err := json.Unmarshal(typed, &m); err != nil {
-		return nil, err
-	}
-	canonical, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	return &specProto{spec: m, json: canonical}, nil
+	return newSpecProto(spec)
 }
 
 // kyvernoPolicy makes the object of one namespace from a shared spec.
 func kyvernoPolicy(c *compiled, template, name, namespace string, proto *specProto) (Policy, error) {
-	labels := map[string]string{LabelManagedBy: ManagedBy, LabelPlan: c.planID, LabelTemplate: template}
 	annotations := map[string]string{AnnotationKyvernoAutogen: "none"}
-	meta, err := json.Marshal(canonicalMetadata(name, namespace, labels, annotations))
+	obj, hash, err := renderedObject(c, kyvernoAPIVersion, kyvernoKind, template, name, namespace, annotations, proto)
 	if err != nil {
 		return Policy{}, err
 	}
-	hash := hashCanonical(kyvernoAPIVersion, kyvernoKind, meta, proto.json)
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kyvernoAPIVersion,
-		"kind":       kyvernoKind,
-		"metadata": map[string]any{
-			"name":        name,
-			"namespace":   namespace,
-			"labels":      map[string]any{LabelManagedBy: ManagedBy, LabelPlan: c.planID, LabelTemplate: template},
-			"annotations": map[string]any{AnnotationKyvernoAutogen: "none", AnnotationRenderHash: hash},
-		},
-		"spec": runtime.DeepCopyJSONValue(proto.spec),
-	}}
 	return Policy{
 		Target: TargetKyverno, Template: template, Namespace: namespace, Name: name,
 		Hash: hash, Objects: []*unstructured.Unstructured{obj},
@@ -154,4 +122,13 @@ func (kyvernoTarget) failureAction(obj *unstructured.Unstructured) (plan.Mode, e
 
 func (kyvernoTarget) setFailureAction(obj *unstructured.Unstructured, m plan.Mode) error {
 	return unstructured.SetNestedField(obj.Object, kyvernoAction(m), "spec", "validationFailureAction")
+}
+
+func (kyvernoTarget) traits() explainTraits {
+	return explainTraits{
+		policyName:      func(planID, template, _ string) string { return PolicyName(planID, template) },
+		describe:        func(ns, name string) string { return "policy " + ns + "/" + name },
+		splitScaleRules: true,
+		text:            func(s string) string { return s },
+	}
 }

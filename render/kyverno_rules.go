@@ -2,6 +2,8 @@ package render
 
 import (
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // JMESPath paths of the request in Kyverno's context.
@@ -168,4 +170,25 @@ func replicasOperator(d Direction) string {
 // reading as def.
 func changed(field, def string) string {
 	return "(" + newObject + field + " || " + def + ") != (" + oldObject + field + " || " + def + ")"
+}
+
+// kyvernoGuard translates a scope guard: an UPDATE of the template's kinds
+// whose old object the application's selector selects (precondition) is
+// denied when the new object is not selected.
+func kyvernoGuard(g RuleSpec, ns nsScope, message string, exclude *kyMatch) kyRule {
+	sel := []*metav1.LabelSelector{ns.appSelector(g.Application)}
+	return kyRule{
+		Name:                   g.Name,
+		Match:                  kyvernoMatch(g.Kinds, "", g.operationStrings()),
+		Exclude:                exclude,
+		Preconditions:          &kyConditions{All: []kyCondition{isTrue(selectorJMESPath(sel, oldObject+".metadata.labels"))}},
+		SkipBackgroundRequests: true,
+		Validate: kyValidate{
+			AllowExistingViolations: false,
+			Message:                 message,
+			Deny: kyDeny{Conditions: kyConditions{All: []kyCondition{
+				isTrue("!(" + selectorJMESPath(sel, newObject+".metadata.labels") + ")"),
+			}}},
+		},
+	}
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,5 +55,47 @@ func TestLiveSamples_ReadBackEqualsTheRender(t *testing.T) {
 				t.Errorf("live spec differs from the golden render (-render +live):\n%s", diff)
 			}
 		})
+	}
+}
+
+// testdata/live/<target>/<template>.json are the objects of the
+// kyverno-cel and vap targets (a v1 List: a NamespacedValidatingPolicy, or
+// a ValidatingAdmissionPolicy and its binding) as the same API server
+// returned them after a server-side apply of
+// testdata/<target>/<template>_namespaces_enforce.golden.
+func TestLiveSamples_CELTargetsReadBackEqualsTheRender(t *testing.T) {
+	for _, target := range []Target{TargetKyvernoCEL, TargetVAP} {
+		files, _ := filepath.Glob(filepath.Join("testdata", "live", string(target), "*.json"))
+		if len(files) == 0 {
+			t.Errorf("%s: no live samples", target)
+		}
+		for _, f := range files {
+			tmpl := strings.TrimSuffix(filepath.Base(f), ".json")
+			t.Run(string(target)+"/"+tmpl, func(t *testing.T) {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var list unstructured.UnstructuredList
+				if err := list.UnmarshalJSON(b); err != nil {
+					t.Fatal(err)
+				}
+				golden := goldenObjects(t, target)
+				for i := range list.Items {
+					live := &list.Items[i]
+					h, err := HashOf(live)
+					if err != nil || h != live.GetAnnotations()[AnnotationRenderHash] {
+						t.Errorf("%s: HashOf(live) = %s, annotation %s (%v)", live.GetName(), h, live.GetAnnotations()[AnnotationRenderHash], err)
+					}
+					rendered := golden[fmt.Sprintf("%s_namespaces_enforce.golden#%d", tmpl, i)]
+					if rendered == nil || rendered.GetName() != live.GetName() {
+						t.Fatalf("%s is not object %d of the golden", live.GetName(), i)
+					}
+					if diff := cmp.Diff(rendered.Object["spec"], live.Object["spec"]); diff != "" {
+						t.Errorf("%s: live spec differs from the golden render (-render +live):\n%s", live.GetName(), diff)
+					}
+				}
+			})
+		}
 	}
 }

@@ -95,3 +95,15 @@ func describeSpan(d time.Duration) string {
 func kyvernoMessage(text string) string {
 	return "{{- base64_decode('" + base64.StdEncoding.EncodeToString([]byte(text)) + "') }}"
 }
+
+// kyvernoGuardMessage writes a scope guard's message for a kyverno.io/v1
+// rule: the request's kind and name between two literal parts. It is one
+// shallow substitution making up the whole message, like kyvernoMessage:
+// a JMESPath join of the two parts (base64, decoded) and of the request's
+// kind and name, which Kyverno returns as is. Kinds and names are
+// Kubernetes identifiers, and are not read again either.
+func kyvernoGuardMessage(prefix, suffix string) string {
+	enc := base64.StdEncoding.EncodeToString
+	return "{{- join('', [base64_decode('" + enc([]byte(prefix)) + "'), request.kind.kind, ' ', request.name, base64_decode('" +
+		enc([]byte(suffix)) + "')]) }}"
+}

@@ -52,8 +52,12 @@ type Decision struct {
 	// violation (it would be blocked in enforce mode).
 	Audited bool `json:"audited"`
 	// Template, Rule, Namespace and Policy name the rule that applies (the
-	// first in the plan's template order), as rendered for the kyverno
-	// target; empty when none does.
+	// first in the plan's template order, a template's scope guards after
+	// its rules), as rendered for the input's target: Policy is the name of
+	// the policy object (for vap, the ValidatingAdmissionPolicy), Rule the
+	// rule's name (for the CEL targets, the name of the RuleSpec whose
+	// validation it is: Kyverno and the API server report no rule names).
+	// Empty when no rule applies.
 	Template  string `json:"template,omitempty"`
 	Rule      string `json:"rule,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
@@ -132,11 +136,11 @@ func (c *compiled) explain(req Request) Decision {
 	best := outcome{reason: fmt.Sprintf("no template of the plan freezes %s", describeRequest(req))}
 	var unchanged []string
 	for _, bt := range c.templates {
-		for _, r := range bt.rules {
+		for _, r := range append(slices.Clone(bt.rules), scopeGuards(bt, ns)...) {
 			o := c.evaluate(r, ns, req)
 			switch {
 			case o.stage == stageApplies:
-				return c.decision(bt, r, o, ns)
+				return c.decision(bt, r, o, ns, req)
 			case o.stage == stageUnchanged && !slices.Contains(unchanged, r.What):
 				unchanged = append(unchanged, r.What)
 			}
@@ -159,17 +163,25 @@ func orList(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
-func (c *compiled) decision(bt boundTemplate, r RuleSpec, o outcome, ns nsScope) Decision {
+func (c *compiled) decision(bt boundTemplate, r RuleSpec, o outcome, ns nsScope, req Request) Decision {
+	tr := translators[c.target].traits()
+	name := tr.policyName(c.planID, bt.name, ns.name)
+	msg := c.message(r.What)
+	if r.Condition == LeavesApplication {
+		prefix, suffix := c.guardMessageParts(r.Application)
+		msg = prefix + req.Kind.Kind + " " + req.Name + suffix
+	}
 	d := Decision{
 		Template: bt.name, Rule: o.rule, Namespace: ns.name,
-		Policy: PolicyName(c.planID, bt.name), Message: c.message(r.What),
+		Policy: name, Message: tr.text(msg),
 	}
+	ref := tr.describe(ns.name, name)
 	if c.mode == plan.ModeEnforce {
 		d.Blocked = true
-		d.Reason = fmt.Sprintf("refused by rule %s of policy %s/%s", o.rule, ns.name, d.Policy)
+		d.Reason = fmt.Sprintf("refused by rule %s of %s", o.rule, ref)
 	} else {
 		d.Audited = true
-		d.Reason = fmt.Sprintf("admitted and recorded by rule %s of policy %s/%s (audit mode)", o.rule, ns.name, d.Policy)
+		d.Reason = fmt.Sprintf("admitted and recorded by rule %s of %s (audit mode)", o.rule, ref)
 	}
 	return d
 }
@@ -177,7 +189,8 @@ func (c *compiled) decision(bt boundTemplate, r RuleSpec, o outcome, ns nsScope)
 // evaluate runs one rule on a request, in Kyverno's order: match, exclude,
 // preconditions, deny conditions.
 func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) outcome {
-	ruleName, scale, ok := ruleFor(r, ns, req)
+	tr := translators[c.target].traits()
+	ruleName, scale, ok := ruleFor(r, ns, req, tr.splitScaleRules)
 	if !ok {
 		return outcome{stage: stageNoMatch}
 	}
@@ -190,7 +203,10 @@ func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) outcome {
 	if slices.ContainsFunc(ns.excluded, func(x plan.ResourceRef) bool { return x.Kind == req.Kind.Kind && x.Name == req.Name }) {
 		return outcome{stage: stageExcluded, reason: fmt.Sprintf("%s %s/%s is excluded from the plan", req.Kind.Kind, ns.name, req.Name)}
 	}
-	if !selected(r, ns, req, scale) {
+	if r.Condition == LeavesApplication {
+		return c.evaluateGuard(r, ns, req)
+	}
+	if !selected(r, ns, req, scale, tr.scaleByMembers) {
 		return outcome{stage: stageNotSelected, reason: fmt.Sprintf("%s %s/%s belongs to none of the plan's applications", req.Kind.Kind, ns.name, req.Name)}
 	}
 	if !conditionHolds(r, req) {
@@ -199,9 +215,28 @@ func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) outcome {
 	return outcome{stage: stageApplies, rule: ruleName}
 }
 
+// evaluateGuard runs a scope guard: it applies when the application's
+// selector selects the old object and not the new one. An object the
+// application never held is "not selected"; one that stays in it is
+// "unchanged" (the guard's What says what it would have caught).
+func (c *compiled) evaluateGuard(r RuleSpec, ns nsScope, req Request) outcome {
+	sel := ns.appSelector(r.Application)
+	oldLabels, newLabels := labelsOf(req.OldObject), labelsOf(req.Object)
+	if req.Object == nil && req.OldObject == nil {
+		oldLabels, newLabels = req.Labels, req.Labels
+	}
+	if sel == nil || !selectorMatchesOne(sel, oldLabels) {
+		return outcome{stage: stageNotSelected, reason: fmt.Sprintf("%s %s/%s belongs to none of the plan's applications", req.Kind.Kind, ns.name, req.Name)}
+	}
+	if selectorMatchesOne(sel, newLabels) {
+		return outcome{stage: stageUnchanged}
+	}
+	return outcome{stage: stageApplies, rule: r.Name}
+}
+
 // ruleFor reports whether the rule, as rendered for the namespace, matches
 // the request's kind, subresource and operation, and under which rule name.
-func ruleFor(r RuleSpec, ns nsScope, req Request) (name string, scale bool, ok bool) {
+func ruleFor(r RuleSpec, ns nsScope, req Request, splitScale bool) (name string, scale bool, ok bool) {
 	if !r.hasOp(req.Operation) {
 		return "", false, false
 	}
@@ -217,7 +252,7 @@ func ruleFor(r RuleSpec, ns nsScope, req Request) (name string, scale bool, ok b
 		}
 		for _, k := range r.scalableKinds() {
 			if k.matchesGVK(req.Kind) {
-				if ns.all {
+				if ns.all || !splitScale {
 					return r.Name, true, true
 				}
 				return scaleRuleName(r, k), true, true
@@ -228,12 +263,16 @@ func ruleFor(r RuleSpec, ns nsScope, req Request) (name string, scale bool, ok b
 }
 
 // selected mirrors the application-selector preconditions (see
-// objectSelectorJMESPath): the parent's labels for /scale; otherwise the
-// new object's labels on CREATE, the old one's on DELETE, either on
-// UPDATE.
-func selected(r RuleSpec, ns nsScope, req Request, scale bool) bool {
+// objectSelectorJMESPath): for /scale, the parent's labels, or for a
+// target that cannot read the parent (vap) the applications' members by
+// name; otherwise the new object's labels on CREATE, the old one's on
+// DELETE, either on UPDATE.
+func selected(r RuleSpec, ns nsScope, req Request, scale, byMembers bool) bool {
 	if ns.all {
 		return true
+	}
+	if scale && byMembers {
+		return slices.Contains(ns.members[req.Kind.Kind], req.Name)
 	}
 	if scale {
 		return selectorMatches(ns.selectors, req.Labels)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/telark/protectionplans/plan"
@@ -339,6 +340,21 @@ func applicationCases() []applicationCase {
 		{"creating an object outside the application is not",
 			create(gvkDeployment, deployment("new", nil, 1, "a=x:1")), false, "",
 			"Deployment shop/new belongs to none of the plan's applications"},
+		{"removing the application's label alone is refused (scope guard)",
+			update(gvkDeployment, deployment("web", checkoutLabels, 2, "a=x:1"), deployment("web", nil, 2, "a=x:1")), true, "scope-guard",
+			"refused by rule scope-guard of policy shop/checkout-freeze-image-change"},
+		{"moving to a tier the selector does not select is refused (scope guard)",
+			update(gvkDeployment, deployment("web", checkoutLabels, 2, "a=x:1"), deployment("web", map[string]string{"app": "checkout", "tier": "batch"}, 2, "a=x:1")),
+			true, "scope-guard", "refused by rule scope-guard of policy shop/checkout-freeze-image-change"},
+		{"adding a label to an object of the application is not",
+			update(gvkDeployment, deployment("web", checkoutLabels, 2, "a=x:1"), deployment("web", map[string]string{"app": "checkout", "tier": "web", "x": "y"}, 2, "a=x:1")),
+			false, "", "UPDATE of Deployment shop/web is not changing container images, moving resources out of application checkout or scaling"},
+		{"relabelling an object of another application is not",
+			update(gvkDeployment, deployment("web", other, 2, "a=x:1"), deployment("web", nil, 2, "a=x:1")), false, "",
+			"Deployment shop/web belongs to none of the plan's applications"},
+		{"an object that left the application before the freeze is out of scope",
+			update(gvkDeployment, deployment("web", nil, 2, "a=x:1"), deployment("web", nil, 2, "a=x:2")), false, "",
+			"Deployment shop/web belongs to none of the plan's applications"},
 	}
 }
 
@@ -384,5 +400,42 @@ func TestExplain_InactivePlanHasNoPolicies(t *testing.T) {
 	d, err := Explain(Input{Plan: p, Now: now}, scaleReq(gvkDeployment, "web", 1, 2))
 	if err != nil || d.Blocked || d.Reason != `the plan is not active (phase "scheduled"): it deploys no policies` {
 		t.Errorf("got %+v, %v", d, err)
+	}
+}
+
+func TestExplain_ScopeGuardMessages(t *testing.T) {
+	leave := update(gvkDeployment, deployment("web", checkoutLabels, 2, "a=x:1"), deployment("web", nil, 2, "a=x:1"))
+	want := map[plan.Mode]string{
+		plan.ModeEnforce: "moving Deployment web out of application checkout is frozen by protection plan Checkout freeze until 2026-07-24 06:00 CEST",
+		plan.ModeAudit:   "would be blocked by protection plan Checkout freeze: moving Deployment web out of application checkout",
+	}
+	for _, target := range Targets() {
+		for mode, msg := range want {
+			p := appPlan(mode, tpl("scaling"))
+			d, err := Explain(Input{Plan: p, Applications: []plan.Application{checkoutApp()}, Now: now, Target: target}, leave)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Message != msg || d.Rule != "scope-guard" || d.Blocked != (mode == plan.ModeEnforce) {
+				t.Errorf("%s %s: %+v", target, mode, d)
+			}
+		}
+	}
+}
+
+// With several applications in a namespace, each has its guard, and the
+// message names the application the object leaves.
+func TestExplain_ScopeGuardPerApplication(t *testing.T) {
+	p := appPlan(plan.ModeEnforce, tpl("scaling"))
+	p.Spec.Scope.Applications = []string{"checkout", "search"}
+	search := plan.Application{Name: "search", Namespaces: []string{"shop"},
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "search"}}}
+	in := Input{Plan: p, Applications: []plan.Application{checkoutApp(), search}, Now: now}
+	d, err := Explain(in, update(gvkDeployment, deployment("idx", map[string]string{"app": "search"}, 1, "a=x:1"), deployment("idx", nil, 1, "a=x:1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rule != "scope-guard-2" || d.Message != "moving Deployment idx out of application search is frozen by protection plan Checkout freeze until 2026-07-24 06:00 CEST" {
+		t.Errorf("%+v", d)
 	}
 }

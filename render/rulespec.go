@@ -47,6 +47,15 @@ const (
 	// missing are the same) or immutable (missing is false) differ: the
 	// content of a ConfigMap or Secret, not its labels or annotations.
 	DataChanged ConditionType = "DataChanged"
+	// LeavesApplication holds on an UPDATE when the application's selector
+	// (RuleSpec.Application) selects the old object and not the new one:
+	// the update moves the object out of the application. No catalog
+	// template uses it: Render adds a scope guard of this type to every
+	// policy of a namespace in scope through application selectors (see
+	// scopeGuards), so that an update that only removes an application's
+	// label cannot take the object out of the freeze before the change the
+	// freeze is about.
+	LeavesApplication ConditionType = "LeavesApplication"
 )
 
 // Direction narrows ReplicasChanged.
@@ -86,6 +95,9 @@ type RuleSpec struct {
 	// the string parameter it is read from.
 	Direction      Direction
 	DirectionParam string
+	// Application names the application whose selector a LeavesApplication
+	// rule tests (user text: it only ever reaches messages).
+	Application string
 }
 
 // clone returns a deep copy, so that callers never alias the catalog.

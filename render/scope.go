@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -24,11 +25,26 @@ type nsScope struct {
 	// namespace, normalized, deduplicated and sorted; an object is in scope
 	// when one of them selects it. Unused when all is set.
 	selectors []*metav1.LabelSelector
+	// apps are the applications living in the namespace with a selector,
+	// sorted by name: the scope guards (LeavesApplication rules) are one per
+	// application. Unused when all is set.
+	apps []appScope
+	// members are the names of the applications' scalable members in this
+	// namespace, by kind name (Deployment), sorted: the vap target matches
+	// /scale by name, since it cannot read a Scale's parent.
+	members map[string][]string
 	// excluded are the named-resource exclusions of this namespace, sorted.
 	excluded []plan.ResourceRef
-	// key is a canonical string of selectors and excluded: namespaces with
-	// the same key render the same policy spec.
+	// key is a canonical string of selectors, apps, members and excluded:
+	// namespaces with the same key render the same policy spec.
 	key string
+}
+
+// appScope is one application of a namespace: its name (user text, only
+// ever written into messages) and its normalized selector.
+type appScope struct {
+	name string
+	sel  *metav1.LabelSelector
 }
 
 // resolveScope returns the namespaces in scope, sorted by name, each with
@@ -105,12 +121,30 @@ func applicationsScope(names []string, apps []plan.Application) (map[string]*nsS
 			}
 			if sel == nil {
 				ns.all = true
-			} else {
-				ns.selectors = append(ns.selectors, sel)
+				continue
 			}
+			ns.selectors = append(ns.selectors, sel)
+			ns.apps = append(ns.apps, appScope{name: name, sel: sel})
+			ns.addMembers(app.Members)
 		}
 	}
 	return byName, errs
+}
+
+// addMembers files the scalable members of an application that live in
+// the namespace. Their names are checked when a target uses them
+// (checkMembers).
+func (ns *nsScope) addMembers(members []plan.ResourceRef) {
+	for _, m := range members {
+		k, ok := kindByName(m.Kind)
+		if !ok || !k.Scalable || m.Namespace != ns.name {
+			continue
+		}
+		if ns.members == nil {
+			ns.members = map[string][]string{}
+		}
+		ns.members[k.Kind] = append(ns.members[k.Kind], m.Name)
+	}
 }
 
 // addResourceExclusions files each named-resource exclusion under its
@@ -140,15 +174,51 @@ func (ns *nsScope) finish() {
 		return selectorKey(a) == selectorKey(b)
 	})
 	sort.Slice(ns.excluded, func(i, j int) bool { return refLess(ns.excluded[i], ns.excluded[j]) })
+	ex, _ := json.Marshal(ns.excluded)
+	if ns.all {
+		ns.apps, ns.members = nil, nil
+		ns.key = "*#" + string(ex)
+		return
+	}
+	sort.SliceStable(ns.apps, func(i, j int) bool { return ns.apps[i].name < ns.apps[j].name })
+	ns.apps = slices.CompactFunc(ns.apps, func(a, b appScope) bool {
+		return a.name == b.name && selectorKey(a.sel) == selectorKey(b.sel)
+	})
+	for k, names := range ns.members {
+		ns.members[k] = slices.Compact(slices.Sorted(slices.Values(names)))
+	}
 	parts := []string{}
 	for _, s := range ns.selectors {
 		parts = append(parts, selectorKey(s))
 	}
-	ex, _ := json.Marshal(ns.excluded)
-	ns.key = strings.Join(parts, "|") + "#" + string(ex)
-	if ns.all {
-		ns.key = "*#" + string(ex)
+	for _, a := range ns.apps {
+		parts = append(parts, "app:"+strconvQuote(a.name)+"="+selectorKey(a.sel))
 	}
+	members, _ := json.Marshal(ns.members) // map keys are sorted
+	ns.key = strings.Join(parts, "|") + "#" + string(members) + "#" + string(ex)
+}
+
+// strconvQuote quotes s so that no name can fake a separator of the key.
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// checkMembers checks the member names a target writes into policies:
+// they must be DNS subdomains (what Kubernetes allows as names).
+func checkMembers(nss []nsScope) field.ErrorList {
+	var errs field.ErrorList
+	for _, ns := range nss {
+		for _, kind := range slices.Sorted(maps.Keys(ns.members)) {
+			for _, n := range ns.members[kind] {
+				if msgs := validation.IsDNS1123Subdomain(n); len(msgs) > 0 {
+					fld := field.NewPath("applications").Child("members")
+					errs = append(errs, field.Invalid(fld, ns.name+"/"+kind+"/"+n, strings.Join(msgs, "; ")))
+				}
+			}
+		}
+	}
+	return errs
 }
 
 func refLess(a, b plan.ResourceRef) bool {

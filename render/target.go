@@ -19,12 +19,14 @@ const (
 	// TargetKyverno renders kyverno.io/v1 Policy objects (the default, and
 	// what the product documentation describes).
 	TargetKyverno Target = "kyverno"
-	// TargetKyvernoCEL will render policies.kyverno.io/v1
-	// NamespacedValidatingPolicy objects. Not supported yet.
+	// TargetKyvernoCEL renders policies.kyverno.io/v1
+	// NamespacedValidatingPolicy objects: Kyverno's CEL policies, which
+	// Kyverno 1.19 recommends over kyverno.io/v1.
 	TargetKyvernoCEL Target = "kyverno-cel"
-	// TargetVAP will render admissionregistration.k8s.io/v1
-	// ValidatingAdmissionPolicy and Binding objects (no Kyverno needed).
-	// Not supported yet.
+	// TargetVAP renders admissionregistration.k8s.io/v1
+	// ValidatingAdmissionPolicy objects, each with its
+	// ValidatingAdmissionPolicyBinding: the API server enforces them
+	// itself, no Kyverno needed (Kubernetes 1.30+).
 	TargetVAP Target = "vap"
 )
 
@@ -49,12 +51,40 @@ type translator interface {
 	failureAction(obj *unstructured.Unstructured) (plan.Mode, error)
 	// setFailureAction writes a mode into a live object (a repair).
 	setFailureAction(obj *unstructured.Unstructured, m plan.Mode) error
+	// traits are what Explain needs to know about the target.
+	traits() explainTraits
+}
+
+// explainTraits is what Explain needs to know about a target to name what
+// it renders, and to mirror the one place where targets decide
+// differently (the /scale of an applications scope under vap).
+type explainTraits struct {
+	// policyName names the policy object of a template in a namespace.
+	policyName func(planID, template, namespace string) string
+	// describe names a policy object in Explain's reasons.
+	describe func(namespace, name string) string
+	// splitScaleRules: the target gives the /scale requests of an
+	// applications scope rules of their own (scaleRuleName).
+	splitScaleRules bool
+	// scaleByMembers: the target selects the /scale requests of an
+	// applications scope by the applications' members, by name, since it
+	// cannot read the labels of a Scale's parent.
+	scaleByMembers bool
+	// text is a message as the target writes it.
+	text func(string) string
 }
 
 // translators are the supported targets.
 var translators = map[Target]translator{
-	TargetKyverno: kyvernoTarget{},
+	TargetKyverno:    kyvernoTarget{},
+	TargetKyvernoCEL: kyvernoCELTarget{},
+	TargetVAP:        vapTarget{},
 }
+
+// ErrNoFailureAction is wrapped by FailureAction and SetFailureAction for
+// an object of a target's that carries no failure action: a
+// ValidatingAdmissionPolicy, whose binding carries it.
+var ErrNoFailureAction = errors.New("the object carries no failure action")
 
 // UnsupportedTargetError is returned by Render and Explain for a target
 // that is unknown or not implemented yet. It is the caller's fault (400).
@@ -134,7 +164,10 @@ func translatorOf(obj *unstructured.Unstructured) (translator, error) {
 
 // FailureAction returns the mode a live policy enforces: plan.ModeEnforce
 // when it refuses, plan.ModeAudit when it only records. Health compares it
-// with the plan's mode ("action changed").
+// with the plan's mode ("action changed"). Per target: kyverno reads
+// spec.validationFailureAction; kyverno-cel reads spec.validationActions
+// (Deny is enforce); vap reads the binding's spec.validationActions, and a
+// ValidatingAdmissionPolicy itself has none (ErrNoFailureAction).
 func FailureAction(obj *unstructured.Unstructured) (plan.Mode, error) {
 	tr, err := translatorOf(obj)
 	if err != nil {

@@ -18,7 +18,7 @@ func (a *app) renderCmd() *cobra.Command {
 		output  string
 	)
 	c := &cobra.Command{
-		Use:   "render -f PLAN.yaml [--now RFC3339] [--target kyverno] [--namespaces a,b | --cluster SNAPSHOT.yaml]",
+		Use:   "render -f PLAN.yaml [--now RFC3339] [--target kyverno|kyverno-cel|vap] [--namespaces a,b | --cluster SNAPSHOT.yaml]",
 		Short: "Print the policies the plan would have in the cluster at an instant",
 		Long: `Render prints the admission policies the plan would have in the cluster at
 --now, as a YAML stream that kubectl apply -f - accepts (-o json: a v1
@@ -31,13 +31,18 @@ that requires approval is previewed as approved; --pending shows it
 waiting (nothing rendered). An applications scope needs --cluster: the
 snapshot's applications give their namespaces and label selectors.
 
-Targets: kyverno (kyverno.io/v1 Policy, the default); kyverno-cel and vap
-are not supported yet.`,
+Targets: kyverno (kyverno.io/v1 Policy, the default); kyverno-cel
+(policies.kyverno.io/v1 NamespacedValidatingPolicy, Kyverno's CEL
+policies); vap (a native ValidatingAdmissionPolicy and its binding per
+template and namespace: the API server enforces them, no Kyverno needed).`,
 		Example: `  # The policies of the holiday freeze on Christmas Day, applied to a cluster:
   protectctl render -f plans/holiday-freeze.yaml --now 2026-12-25T12:00:00+01:00 | kubectl apply -f -
 
   # An applications plan, its applications resolved from a snapshot:
-  protectctl render -f plans/nightly-image-freeze.yaml --cluster cli/samples/cluster.yaml --now 2026-11-30T23:00:00+01:00`,
+  protectctl render -f plans/nightly-image-freeze.yaml --cluster cli/samples/cluster.yaml --now 2026-11-30T23:00:00+01:00
+
+  # The same freeze as native ValidatingAdmissionPolicies:
+  protectctl render -f plans/holiday-freeze.yaml --now 2026-12-25T12:00:00+01:00 --target vap`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkOutput(output, "yaml", "json"); err != nil {

@@ -20,4 +20,12 @@
 //     webhook layer (which requests reach Kyverno at all, the resource
 //     filters of Kyverno's ConfigMap) is not exercised here: the end-to-end
 //     tests against a live cluster cover it.
+//   - The kyverno-cel and vap targets (cel_test.go, vap_test.go): every
+//     golden decoded strictly into github.com/kyverno/api's and
+//     k8s.io/api's types and compiled (Kyverno's policy validation; the API
+//     server's CEL compiler for validating admission policies), and the
+//     explain corpus replayed through Kyverno's CEL engine and through the
+//     API server's ValidatingAdmissionPolicy matcher and validator.
+//   - TestLive (build tag e2e, live_*_e2e_test.go): the three targets on a
+//     real API server with a real Kyverno.
 package kyverno_test

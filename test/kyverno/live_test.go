@@ -4,13 +4,17 @@ package kyverno_test
 
 // TestLive applies the golden policies to a real kube-apiserver with a real
 // Kyverno (examples/e2e/harness) and checks what health relies on and a few
-// refusals. Run it with the binaries hack/e2e/build.sh builds:
+// refusals, for the kyverno target here and for kyverno-cel and vap in
+// live_targets_e2e_test.go and live_checks_e2e_test.go. Run it with the binaries hack/e2e/build.sh builds:
 //
 //	cd test/kyverno && PROTECTIONPLANS_E2E_ASSETS=$(../../hack/e2e/build.sh | tail -1)/bin \
 //	    go test -tags e2e -run TestLive -v .
 //
 // With PROTECTIONPLANS_UPDATE_LIVE=1 it rewrites render/testdata/live/
-// <template>.json with the policies it read back.
+// <template>.json with the policies it read back, and
+// render/testdata/live/<target>/<template>.json for the other targets;
+// PROTECTIONPLANS_UPDATE_LIVE=kyverno-cel,vap rewrites those targets' only
+// (other packages' tests read the uids of the kyverno samples).
 
 import (
 	"bytes"
@@ -21,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +110,11 @@ func TestLive(t *testing.T) {
 		l.refused("appscope/checkout-freeze-image-change", "template-images", "-n", "appscope", "patch", "deployment", "web", "--type=merge", "-p",
 			`{"metadata":{"labels":{"app":null}},"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:9"}]}}}}`)
 		l.ok("-n", "appscope", "set", "image", "deployment/other", "app=nginx:2")
+		// The scope guard: moving web out of checkout is the first step of
+		// escaping the freeze, and is refused.
+		l.refusedExact("appscope/checkout-freeze-scaling", "scope-guard", guardMessage, "-n", "appscope", "label", "deployment", "web", "app-")
+		l.refusedExact("appscope/checkout-freeze-image-change", "scope-guard", guardMessage, "-n", "appscope", "label", "deployment", "web", "tier=batch", "--overwrite")
+		l.ok("-n", "appscope", "label", "deployment", "web", "owner=team-a")
 	})
 	t.Run("named exclusions, with their /scale", func(t *testing.T) {
 		l.applyGolden("exclusions_resources_applications", "excl", false)
@@ -122,6 +132,9 @@ func TestLive(t *testing.T) {
 			t.Errorf("Kyverno's message:\n%q\nwant\n%q", got, want)
 		}
 	})
+	for _, target := range []render.Target{render.TargetKyvernoCEL, render.TargetVAP} {
+		t.Run(string(target), func(t *testing.T) { l.targetChecks(t, target) })
+	}
 	t.Run("every golden is accepted and reads back equal", func(t *testing.T) {
 		// All at once, each policy in its own namespace, then checked one
 		// by one (no admission check here, so no settle delay).
@@ -207,7 +220,7 @@ func (l *live) compare(o *unstructured.Unstructured, save bool) {
 	if got, err := render.HashOf(back); err != nil || got != want {
 		l.t.Errorf("%s/%s: HashOf(live) = %s, want %s (%v)", o.GetNamespace(), o.GetName(), got, want, err)
 	}
-	if save && os.Getenv("PROTECTIONPLANS_UPDATE_LIVE") == "1" {
+	if save && updateLive(render.TargetKyverno) {
 		tmpl := o.GetLabels()[render.LabelTemplate]
 		out, _ := json.MarshalIndent(back.Object, "", "  ")
 		if err := os.WriteFile(filepath.Join(goldenDir, "live", tmpl+".json"), append(out, '\n'), 0o644); err != nil {
@@ -358,4 +371,12 @@ func blockedMessage(t *testing.T, stderr, policy, rule string) string {
 		t.Fatalf("%v in %s", err, stderr)
 	}
 	return m[policy][rule]
+}
+
+// updateLive reports whether PROTECTIONPLANS_UPDATE_LIVE asks to rewrite
+// the live samples of a target: "1" for every target, or a comma-separated
+// list of targets.
+func updateLive(target render.Target) bool {
+	v := os.Getenv("PROTECTIONPLANS_UPDATE_LIVE")
+	return v == "1" || slices.Contains(strings.Split(v, ","), string(target))
 }

@@ -1,0 +1,165 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+
+	policieskyvernoio "github.com/kyverno/api/api/policies.kyverno.io"
+	policiesv1 "github.com/kyverno/api/api/policies.kyverno.io/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/telark/protectionplans/plan"
+)
+
+// kyvernoCELTarget renders policies.kyverno.io/v1 NamespacedValidatingPolicy
+// objects, typed with github.com/kyverno/api (the light module Kyverno
+// publishes for importers): one per template and namespace, named like the
+// kyverno target's policies, with the CEL translation of cel_rules.go and
+//
+//   - validationActions [Deny] in enforce mode, [Audit] in audit mode (the
+//     violation is recorded in events and reports; the client sees
+//     nothing, as with the kyverno target);
+//   - failurePolicy Fail, and evaluation in admission only (background
+//     off: the rules read the request, and Kyverno's background scan has
+//     no request);
+//   - the /scale of an applications scope selected by its parent's labels,
+//     read with resource.Get (a Scale has none).
+//
+// Messages are static: Kyverno's CEL engine returns a validation's message
+// as written (it evaluates messageExpression only, and substitutes no
+// variables), so user text is written as is, but for control characters
+// YAML cannot carry (celText). Every field the CRD or the
+// API server would default is written, so a live policy reads back equal to
+// its render.
+type kyvernoCELTarget struct{}
+
+var _ translator = kyvernoCELTarget{}
+
+const (
+	nvpolAPIVersion = "policies.kyverno.io/v1"
+	nvpolKind       = "NamespacedValidatingPolicy"
+)
+
+// kyvernoCELOptions are the kyverno-cel target's CEL options.
+var kyvernoCELOptions = celOptions{text: celText}
+
+func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
+	protos := map[string]*specProto{}
+	out := make([]Policy, 0, len(c.templates)*len(c.namespaces))
+	for _, bt := range c.templates {
+		name := PolicyName(c.planID, bt.name)
+		for _, ns := range c.namespaces {
+			key := bt.name + "\x00" + ns.key
+			proto := protos[key]
+			if proto == nil {
+				var err error
+				if proto, err = newSpecProto(kyvernoCELSpec(c, bt, ns)); err != nil {
+					return nil, err
+				}
+				protos[key] = proto
+			}
+			obj, hash, err := renderedObject(c, nvpolAPIVersion, nvpolKind, bt.name, name, ns.name, nil, proto)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Policy{
+				Target: TargetKyvernoCEL, Template: bt.name, Namespace: ns.name, Name: name,
+				Hash: hash, Objects: []*unstructured.Unstructured{obj},
+			})
+		}
+	}
+	return out, nil
+}
+
+// kyvernoCELSpec renders the spec of a template's policy for a namespace.
+func kyvernoCELSpec(c *compiled, bt boundTemplate, ns nsScope) policiesv1.ValidatingPolicySpec {
+	cs := celTranslate(c, bt, ns, kyvernoCELOptions)
+	fail := admissionregistrationv1.Fail
+	yes, no := true, false
+	return policiesv1.ValidatingPolicySpec{
+		MatchConstraints: &cs.match,
+		MatchConditions:  cs.conditions,
+		Variables:        cs.variables,
+		Validations:      cs.validations,
+		FailurePolicy:    &fail,
+		ValidationAction: celActions(c.mode, TargetKyvernoCEL),
+		EvaluationConfiguration: &policiesv1.EvaluationConfiguration{
+			Mode:       policieskyvernoio.EvaluationModeKubernetes,
+			Admission:  &policiesv1.AdmissionConfiguration{Enabled: &yes},
+			Background: &policiesv1.BackgroundConfiguration{Enabled: &no},
+		},
+	}
+}
+
+// celActions spells a mode as validationActions: Deny to enforce; to
+// audit, Audit for kyverno-cel (reports and events) and Audit plus Warn
+// for vap (the audit log, and a warning the client sees).
+func celActions(m plan.Mode, t Target) []admissionregistrationv1.ValidationAction {
+	switch {
+	case m == plan.ModeEnforce:
+		return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}
+	case t == TargetVAP:
+		return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit, admissionregistrationv1.Warn}
+	}
+	return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit}
+}
+
+// actionsAsStrings is celActions as an unstructured value.
+func actionsAsStrings(m plan.Mode, t Target) []any {
+	var out []any
+	for _, a := range celActions(m, t) {
+		out = append(out, string(a))
+	}
+	return out
+}
+
+// modeOfActions reads validationActions: Deny enforces; anything else
+// (Audit, Warn) only records. A missing list reads as missingIs, or is an
+// error when missingIs is empty.
+func modeOfActions(obj *unstructured.Unstructured, missingIs plan.Mode) (plan.Mode, error) {
+	actions, found, err := unstructured.NestedStringSlice(obj.Object, "spec", "validationActions")
+	if err != nil {
+		return "", fmt.Errorf("render: %s %s: %w", obj.GetKind(), describeName(obj), err)
+	}
+	if !found || len(actions) == 0 {
+		if missingIs == "" {
+			return "", fmt.Errorf("render: %s %s has no validationActions", obj.GetKind(), describeName(obj))
+		}
+		return missingIs, nil
+	}
+	if slices.Contains(actions, string(admissionregistrationv1.Deny)) {
+		return plan.ModeEnforce, nil
+	}
+	return plan.ModeAudit, nil
+}
+
+func describeName(obj *unstructured.Unstructured) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}
+
+func (kyvernoCELTarget) kinds() []schema.GroupVersionKind {
+	return []schema.GroupVersionKind{{Group: "policies.kyverno.io", Version: "v1", Kind: nvpolKind}}
+}
+
+// failureAction reads spec.validationActions: Deny is enforce, Audit (or
+// Warn) audit; Kyverno reads a missing list as [Deny].
+func (kyvernoCELTarget) failureAction(obj *unstructured.Unstructured) (plan.Mode, error) {
+	return modeOfActions(obj, plan.ModeEnforce)
+}
+
+func (kyvernoCELTarget) setFailureAction(obj *unstructured.Unstructured, m plan.Mode) error {
+	return unstructured.SetNestedSlice(obj.Object, actionsAsStrings(m, TargetKyvernoCEL), "spec", "validationActions")
+}
+
+func (kyvernoCELTarget) traits() explainTraits {
+	return explainTraits{
+		policyName: func(planID, template, _ string) string { return PolicyName(planID, template) },
+		describe:   func(ns, name string) string { return "NamespacedValidatingPolicy " + ns + "/" + name },
+		text:       celText,
+	}
+}

@@ -1,0 +1,226 @@
+package render
+
+import (
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The CEL translation of the rule vocabulary, shared by the kyverno-cel
+// and vap targets (cel_kyverno.go, vap.go wrap it in their objects).
+//
+// A policy is one template in one namespace, as for the kyverno target:
+//
+//   - matchConstraints.resourceRules are the union of its rules' kinds,
+//     operations and subresources (/scale, and pods/ephemeralcontainers
+//     which Kyverno's kind Pod also matches); excludeResourceRules are the
+//     plan's excluded kinds, each with all its subresources;
+//   - matchConditions leave out Kubernetes' own control plane (exemptions)
+//     and the named resources excluded in the namespace, by name (which is
+//     the parent's name for a subresource);
+//   - validations are one per rule, in rule order, each the negation of
+//     "this rule applies": its operations, resources and subresource when
+//     the policy matches more than the rule, the application selectors, and
+//     the condition. Both Kyverno and the API server report the first
+//     validation that fails, which is the rule Explain names.
+//
+// Objects are read with optional selection (x.?f.orValue(default)) so that
+// a missing field never errors: with failurePolicy Fail, an evaluation
+// error refuses the request. A missing object is never read: Kyverno
+// passes an empty map for object on DELETE and oldObject on CREATE, the
+// API server null; expressions that read them are guarded by the
+// operation, as the kyverno target's preconditions are.
+
+// celOptions is how the two CEL targets differ.
+type celOptions struct {
+	// exactVersions writes each kind's served version in resource rules
+	// (vap: the API server then type-checks the expressions against the
+	// kinds' schemas, and matchPolicy Equivalent still converts requests
+	// of other versions); otherwise "*", every version (kyverno-cel, as
+	// the kyverno target's "apps/*/Deployment").
+	exactVersions bool
+	// scaleByMembers matches the /scale of an applications scope by the
+	// members' names (vap: the API server cannot read a Scale's parent);
+	// otherwise the parent's labels are read with resource.Get.
+	scaleByMembers bool
+	// reason, when set, is every validation's reason.
+	reason *metav1.StatusReason
+	// text is a message as the target writes it.
+	text func(string) string
+}
+
+// celSpec is the CEL translation of one template for one namespace.
+type celSpec struct {
+	match       admissionregistrationv1.MatchResources
+	conditions  []admissionregistrationv1.MatchCondition
+	variables   []admissionregistrationv1.Variable
+	validations []admissionregistrationv1.Validation
+}
+
+// celTranslate translates a template's rules and scope guards for a
+// namespace.
+func celTranslate(c *compiled, bt boundTemplate, ns nsScope, opt celOptions) celSpec {
+	rules := append(append([]RuleSpec(nil), bt.rules...), scopeGuards(bt, ns)...)
+	perRule := make([][]admissionregistrationv1.NamedRuleWithOperations, len(rules))
+	var union []admissionregistrationv1.NamedRuleWithOperations
+	for i, r := range rules {
+		perRule[i] = celEntries(r, ns, opt)
+		union = appendDistinct(union, perRule[i]...)
+	}
+	vars := &celVars{}
+	spec := celSpec{
+		match:      celMatchResources(union, c.excludedKinds, opt),
+		conditions: celConditions(ns),
+	}
+	all := triplesOf(union)
+	for i, r := range rules {
+		spec.validations = append(spec.validations, celValidation(c, r, ns, opt, vars, matchGuard(triplesOf(perRule[i]), all, vars)))
+	}
+	spec.variables = vars.declarations()
+	return spec
+}
+
+// celValidation translates one rule.
+func celValidation(c *compiled, r RuleSpec, ns nsScope, opt celOptions, vars *celVars, guard []string) admissionregistrationv1.Validation {
+	parts := guard
+	if s := celScope(r, ns, opt, vars); s != "" {
+		parts = append(parts, s)
+	}
+	if cond := celCondition(r, vars); cond != "" {
+		parts = append(parts, cond)
+	}
+	v := admissionregistrationv1.Validation{Expression: "false", Message: opt.text(c.message(r.What)), Reason: opt.reason}
+	if len(parts) > 0 {
+		v.Expression = "!(" + strings.Join(parts, " && ") + ")"
+	}
+	if r.Condition == LeavesApplication {
+		prefix, suffix := c.guardMessageParts(r.Application)
+		v.MessageExpression = celString(opt.text(prefix)) + " + request.kind.kind + \" \" + request.?name.orValue(\"\") + " +
+			celString(opt.text(suffix))
+	}
+	return v
+}
+
+// celScope tests the application selectors: on the old and new objects'
+// labels (guarded by the operation, as objectSelectorJMESPath), and for
+// /scale on the parent's labels or the members' names. A scope guard tests
+// its application's selector on both. Empty when the whole namespace is
+// in scope.
+func celScope(r RuleSpec, ns nsScope, opt celOptions, vars *celVars) string {
+	if ns.all {
+		return ""
+	}
+	if r.Condition == LeavesApplication {
+		sel := []*metav1.LabelSelector{ns.appSelector(r.Application)}
+		return celSelectors(sel, vars.use(varOldLabels)) + " && !" + celSelectors(sel, vars.use(varNewLabels))
+	}
+	var alts []string
+	if r.hasOp(OpUpdate) || r.hasOp(OpDelete) {
+		alts = append(alts, celGuarded(r.hasOp(OpCreate), OpCreate, celSelectors(ns.selectors, vars.use(varOldLabels))))
+	}
+	if r.hasOp(OpCreate) || r.hasOp(OpUpdate) {
+		alts = append(alts, celGuarded(r.hasOp(OpDelete), OpDelete, celSelectors(ns.selectors, vars.use(varNewLabels))))
+	}
+	main := "(" + strings.Join(alts, " || ") + ")"
+	scalable := r.scalableKinds()
+	if !r.hasOp(OpUpdate) || len(scalable) == 0 {
+		return main
+	}
+	var scale string
+	if opt.scaleByMembers {
+		scale = celMembers(scalable, ns)
+	} else {
+		scale = celSelectors(ns.selectors, vars.use(varParentLabels))
+	}
+	return "(" + vars.use(varSubresource) + ` == "scale" ? ` + scale + " : " + main + ")"
+}
+
+// celGuarded prefixes expr with "request.operation != '<op>' &&" when the
+// rule also matches op, whose request lacks the object expr reads.
+func celGuarded(need bool, op Operation, expr string) string {
+	if !need {
+		return expr
+	}
+	return "(request.operation != " + celString(string(op)) + " && " + expr + ")"
+}
+
+// celMembers is true for a /scale of one of the applications' members.
+func celMembers(kinds []Kind, ns nsScope) string {
+	var alts []string
+	for _, k := range kinds {
+		if names := ns.members[k.Kind]; len(names) > 0 {
+			alts = append(alts, "(request.resource.resource == "+celString(k.Resource)+" && "+
+				celIn(`request.?name.orValue("")`, names)+")")
+		}
+	}
+	switch len(alts) {
+	case 0:
+		return "false"
+	case 1:
+		return alts[0]
+	}
+	return "(" + strings.Join(alts, " || ") + ")"
+}
+
+// celCondition translates a rule's condition; empty for Always (and for a
+// scope guard, whose test is its scope).
+func celCondition(r RuleSpec, vars *celVars) string {
+	switch r.Condition {
+	case ImagesChanged:
+		n, o := vars.use(imagesVar("new", r.Kinds[0].PodSpec)), vars.use(imagesVar("old", r.Kinds[0].PodSpec))
+		return "(size(" + n + ") != size(" + o + ") || !" + n + ".all(i, i in " + o + "))"
+	case ReplicasChanged:
+		return celField("object", ".?spec.?replicas", "0") + " " + replicasOperator(r.Direction) + " " +
+			celField("oldObject", ".?spec.?replicas", "0")
+	case RestartedAtChanged:
+		return celChanged(`.?spec.?template.?metadata.?annotations[?"kubectl.kubernetes.io/restartedAt"]`, `""`)
+	case StorageRequestChanged:
+		// Read as dyn: the API server's type checker drops maps of
+		// quantities from the schema it builds (a quantity is "string or
+		// number"), and would report spec.resources.requests as undefined.
+		return celField("dyn(object)", `.?spec.?resources.?requests[?"storage"]`, `""`) + " != " +
+			celField("dyn(oldObject)", `.?spec.?resources.?requests[?"storage"]`, `""`)
+	case DataChanged:
+		var alts []string
+		for _, f := range dataFields(r.Kinds) {
+			alts = append(alts, celChanged(".?"+f, "{}"))
+		}
+		alts = append(alts, celChanged(".?immutable", "false"))
+		return "(" + strings.Join(alts, " || ") + ")"
+	}
+	return ""
+}
+
+// celField reads an optional path (".?spec.?replicas") of obj, a missing
+// field reading as def.
+func celField(obj, path, def string) string { return obj + path + ".orValue(" + def + ")" }
+
+// celChanged compares a field of the new and old objects.
+func celChanged(path, def string) string {
+	return celField("object", path, def) + " != " + celField("oldObject", path, def)
+}
+
+// dataFields are the content fields of ConfigMaps and Secrets that the
+// kinds have (a field a kind lacks is missing on both sides, so leaving it
+// out changes nothing, and keeps the API server's type check quiet).
+func dataFields(kinds []Kind) []string {
+	has := map[string]bool{}
+	for _, k := range kinds {
+		switch k.Kind {
+		case KindConfigMap.Kind:
+			has["data"], has["binaryData"] = true, true
+		case KindSecret.Kind:
+			has["data"], has["stringData"] = true, true
+		default:
+			has["data"], has["binaryData"], has["stringData"] = true, true, true
+		}
+	}
+	var out []string
+	for _, f := range []string{"data", "binaryData", "stringData"} {
+		if has[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,256 @@
+package kyverno_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	policiesv1 "github.com/kyverno/api/api/policies.kyverno.io/v1"
+	policiesv1beta1 "github.com/kyverno/api/api/policies.kyverno.io/v1beta1"
+	celengine "github.com/kyverno/kyverno/pkg/cel/engine"
+	"github.com/kyverno/kyverno/pkg/cel/libs"
+	"github.com/kyverno/kyverno/pkg/cel/matching"
+	"github.com/kyverno/kyverno/pkg/cel/policies/vpol"
+	vpolcompiler "github.com/kyverno/kyverno/pkg/cel/policies/vpol/compiler"
+	vpolengine "github.com/kyverno/kyverno/pkg/cel/policies/vpol/engine"
+	engineapi "github.com/kyverno/kyverno/pkg/engine/api"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"sigs.k8s.io/yaml"
+
+	"github.com/telark/protectionplans/render"
+)
+
+// The CEL targets against Kyverno's and Kubernetes' own code, without a
+// cluster:
+//
+//   - TestGoldenNamespacedValidatingPolicies decodes every kyverno-cel
+//     golden strictly into github.com/kyverno/api's
+//     NamespacedValidatingPolicy, checks that nothing is lost, and runs
+//     Kyverno's admission-time validation of the policy (which compiles
+//     every expression with Kyverno's CEL environment and libraries);
+//   - TestCELEngineAgreesWithExplain replays the explain corpus through
+//     Kyverno's CEL engine (pkg/cel/policies/vpol/engine, with Kyverno's
+//     matcher), resource.Get served by Kyverno's fake context with the
+//     case's parent;
+//   - TestGoldenValidatingAdmissionPolicies decodes every vap golden
+//     strictly into k8s.io/api's types and compiles every expression with
+//     the API server's compiler for validating admission policies.
+
+// targetDocuments returns every YAML document of every golden of a target.
+func targetDocuments(t *testing.T, target render.Target) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(goldenDir, string(target), "*.golden"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files for %s: %v", target, err)
+	}
+	docs := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, doc := range bytes.Split(b, []byte("---\n"))[1:] {
+			docs[fmt.Sprintf("%s#%d", filepath.Base(f), i)] = doc
+		}
+	}
+	return docs
+}
+
+func TestGoldenNamespacedValidatingPolicies(t *testing.T) {
+	for name, doc := range targetDocuments(t, render.TargetKyvernoCEL) {
+		t.Run(name, func(t *testing.T) {
+			var pol policiesv1.NamespacedValidatingPolicy
+			if err := yaml.UnmarshalStrict(doc, &pol); err != nil {
+				t.Fatalf("strict decode into policies.kyverno.io/v1 NamespacedValidatingPolicy: %v", err)
+			}
+			checkSpecSurvives(t, doc, &pol)
+			var beta policiesv1beta1.NamespacedValidatingPolicy
+			if err := yaml.UnmarshalStrict(doc, &beta); err != nil {
+				t.Fatal(err)
+			}
+			warnings, err := vpol.Validate(&beta)
+			if err != nil {
+				t.Fatalf("Kyverno's policy validation refuses it: %v", err)
+			}
+			for _, w := range warnings {
+				t.Logf("warning: %s", w)
+			}
+		})
+	}
+}
+
+func TestGoldenValidatingAdmissionPolicies(t *testing.T) {
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
+	for name, doc := range targetDocuments(t, render.TargetVAP) {
+		t.Run(name, func(t *testing.T) {
+			var meta metav1.TypeMeta
+			_ = yaml.Unmarshal(doc, &meta)
+			if meta.Kind == "ValidatingAdmissionPolicyBinding" {
+				var b admissionregistrationv1.ValidatingAdmissionPolicyBinding
+				if err := yaml.UnmarshalStrict(doc, &b); err != nil {
+					t.Fatalf("strict decode: %v", err)
+				}
+				checkSpecSurvives(t, doc, &b)
+				return
+			}
+			var vap admissionregistrationv1.ValidatingAdmissionPolicy
+			if err := yaml.UnmarshalStrict(doc, &vap); err != nil {
+				t.Fatalf("strict decode: %v", err)
+			}
+			checkSpecSurvives(t, doc, &vap)
+			compiler.CompileAndStoreVariables(convertVariables(vap.Spec.Variables), opts, environment.NewExpressions)
+			for i, v := range vap.Spec.Validations {
+				exprs := []plugincel.ExpressionAccessor{&validating.ValidationCondition{Expression: v.Expression}}
+				if v.MessageExpression != "" {
+					exprs = append(exprs, &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression})
+				}
+				for _, e := range exprs {
+					if res := compiler.CompileCELExpression(e, opts, environment.NewExpressions); res.Error != nil {
+						t.Errorf("validations[%d]: %v", i, res.Error)
+					}
+				}
+			}
+			for i, c := range vap.Spec.MatchConditions {
+				if res := compiler.CompileCELExpression(&validating.ValidationCondition{Expression: c.Expression}, opts, environment.NewExpressions); res.Error != nil {
+					t.Errorf("matchConditions[%d]: %v", i, res.Error)
+				}
+			}
+		})
+	}
+}
+
+func convertVariables(vs []admissionregistrationv1.Variable) []plugincel.NamedExpressionAccessor {
+	out := make([]plugincel.NamedExpressionAccessor, len(vs))
+	for i, v := range vs {
+		out[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
+	}
+	return out
+}
+
+// checkSpecSurvives encodes the typed object again and compares its spec
+// with the document's.
+func checkSpecSurvives(t *testing.T, doc []byte, typed any) {
+	t.Helper()
+	var want map[string]any
+	if err := yaml.Unmarshal(doc, &want); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(typed)
+	var got map[string]any
+	_ = json.Unmarshal(b, &got)
+	if !reflect.DeepEqual(prune(want["spec"]), prune(got["spec"])) {
+		t.Errorf("the spec does not survive the types:\nrendered %v\ntyped    %v", want["spec"], got["spec"])
+	}
+}
+
+func TestCELEngineAgreesWithExplain(t *testing.T) {
+	for _, c := range loadCorpus(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			in := render.Input{Plan: c.Input.Plan, Applications: c.Input.Applications, Now: c.Input.Now, Target: render.TargetKyvernoCEL}
+			want, err := render.Explain(in, c.Request)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := render.Render(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runKyvernoCEL(t, res, c.Request)
+			if got.blocked != want.Blocked || got.audited != want.Audited {
+				t.Fatalf("Kyverno: blocked=%v audited=%v (%q); Explain: blocked=%v audited=%v (%s)",
+					got.blocked, got.audited, got.messages, want.Blocked, want.Audited, want.Reason)
+			}
+			if want.Message != "" && !slices.Contains(got.messages, want.Message) {
+				t.Errorf("Kyverno's messages %q lack %q", got.messages, want.Message)
+			}
+			if want.Policy != "" && !slices.Contains(got.failed, want.Policy) {
+				t.Errorf("Kyverno failed %v, Explain names %s", got.failed, want.Policy)
+			}
+		})
+	}
+}
+
+// runKyvernoCEL evaluates the rendered policies of the request's namespace
+// with Kyverno's CEL engine, as its webhook does.
+func runKyvernoCEL(t *testing.T, res render.Result, req render.Request) verdict {
+	t.Helper()
+	fake := libs.NewFakeContextProvider()
+	if req.Subresource == "scale" {
+		parent := &unstructured.Unstructured{}
+		parent.SetAPIVersion(req.Kind.GroupVersion().String())
+		parent.SetKind(req.Kind.Kind)
+		parent.SetNamespace(req.Namespace)
+		parent.SetName(name(req))
+		parent.SetLabels(req.Labels)
+		gvr := schema.GroupVersionResource{Group: req.Kind.Group, Version: req.Kind.Version, Resource: plural(req.Kind.Kind)}
+		if err := fake.AddResource(gvr, parent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	libs.LibraryContext = fake // the resource library reads it when policies compile
+	var policies []policiesv1beta1.ValidatingPolicyLike
+	for _, p := range res.Policies {
+		if p.Namespace != req.Namespace {
+			continue
+		}
+		var pol policiesv1beta1.NamespacedValidatingPolicy
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(p.Objects[0].Object, &pol); err != nil {
+			t.Fatal(err)
+		}
+		policies = append(policies, &pol)
+	}
+	provider, err := vpolengine.NewProvider(vpolcompiler.NewCompiler(), policies, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nsResolver := func(ns string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}}
+	}
+	eng := vpolengine.NewEngine(provider, nsResolver, matching.NewMatcher())
+	resp, err := eng.Handle(context.Background(), celengine.RequestFromAdmission(fake, admissionRequest(t, req)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v verdict
+	for _, p := range resp.Policies {
+		failed := false
+		for _, r := range p.Rules {
+			switch r.Status() {
+			case engineapi.RuleStatusFail:
+				failed = true
+				v.failed = append(v.failed, p.Policy.GetName())
+				v.messages = append(v.messages, r.Message())
+			case engineapi.RuleStatusError:
+				t.Errorf("policy %s errors: %s", p.Policy.GetName(), r.Message())
+			}
+		}
+		switch {
+		case failed && p.Actions.Has(admissionregistrationv1.Deny):
+			v.blocked = true
+		case failed:
+			v.audited = true
+		}
+	}
+	if v.blocked {
+		v.audited = false
+	}
+	return v
+}
