@@ -1,0 +1,128 @@
+// Command operator runs the protection plans lifecycle against a cluster:
+// it installs the ProtectionPlan CRD, and on the leader moves every plan
+// across its window edges, puts its Kyverno policies in place with
+// server-side apply, repairs drift, checkpoints violations and writes final
+// reports. See README.md and package operator.
+//
+//	go run ./operator --kubeconfig ~/.kube/config --reports-dir /var/lib/protectionplans/reports
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/telark/protectionplans/examples/operator/operator"
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
+)
+
+// options are the command line.
+type options struct {
+	kubeconfig              string
+	target                  string
+	reportsDir              string
+	leaderElect             bool
+	leaderElectionNamespace string
+	metricsBindAddress      string
+	healthProbeBindAddress  string
+	installCRD              bool
+}
+
+// parseFlags reads the command line. Unsupported targets are refused here,
+// before anything connects to the cluster.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config")
+	fs.StringVar(&o.target, "target", string(render.TargetKyverno), "policy target: kyverno, kyverno-cel or vap (only kyverno is supported today)")
+	fs.StringVar(&o.reportsDir, "reports-dir", "reports", "directory of the plans' ledgers and final reports")
+	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader with a Lease: only the leader moves plans")
+	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the pod's namespace)")
+	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", "127.0.0.1:8080", "address of the Prometheus metrics endpoint (0 disables it)")
+	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", "127.0.0.1:8081", "address of /healthz and /readyz (0 disables them)")
+	fs.BoolVar(&o.installCRD, "install-crd", true, "server-side apply the ProtectionPlan CRD at start")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if err := operator.CheckTarget(render.Target(o.target)); err != nil {
+		return o, fmt.Errorf("--target: %w", err)
+	}
+	if o.reportsDir == "" {
+		return o, errors.New("--reports-dir: required")
+	}
+	return o, nil
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		return clientcmd.BuildConfigFromFlags("", kubeconfig)
+	}
+	return config.GetConfig()
+}
+
+func run(ctx context.Context, args []string) error {
+	o, err := parseFlags(args, os.Stderr)
+	if err != nil {
+		return err
+	}
+	timing, err := plan.LoadConfig(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	log := funcr.New(func(prefix, args string) {
+		fmt.Fprintln(os.Stderr, prefix, args)
+	}, funcr.Options{LogTimestamp: true})
+	ctrllog.SetLogger(log)
+	cfg, err := restConfig(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	mgr, err := operator.NewManager(cfg, operator.ManagerOptions{
+		LeaderElection:          o.leaderElect,
+		LeaderElectionNamespace: o.leaderElectionNamespace,
+		MetricsBindAddress:      o.metricsBindAddress,
+		HealthProbeBindAddress:  o.healthProbeBindAddress,
+	})
+	if err != nil {
+		return err
+	}
+	op, err := operator.New(operator.Config{
+		Target:     render.Target(o.target),
+		ReportsDir: o.reportsDir,
+		Timing:     timing,
+		InstallCRD: o.installCRD,
+		Log:        log.WithName("protectionplans"),
+	}, mgr)
+	if err != nil {
+		return err
+	}
+	return op.Run(ctx)
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "operator:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/telark/protectionplans/examples/operator/operator"
+	"github.com/telark/protectionplans/render"
+)
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+		check   func(t *testing.T, o options)
+	}{
+		{name: "the defaults listen on loopback only", args: nil, check: func(t *testing.T, o options) {
+			if o.metricsBindAddress != "127.0.0.1:8080" || o.healthProbeBindAddress != "127.0.0.1:8081" {
+				t.Errorf("bind addresses %q %q", o.metricsBindAddress, o.healthProbeBindAddress)
+			}
+			if o.target != "kyverno" || !o.leaderElect || !o.installCRD {
+				t.Errorf("options %+v", o)
+			}
+		}},
+		{name: "every flag is read", args: []string{
+			"--kubeconfig=/k", "--target=kyverno", "--reports-dir=/r", "--leader-elect=false",
+			"--leader-election-namespace=ops", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0",
+		}, check: func(t *testing.T, o options) {
+			want := options{kubeconfig: "/k", target: "kyverno", reportsDir: "/r", leaderElectionNamespace: "ops",
+				metricsBindAddress: "127.0.0.1:0", healthProbeBindAddress: "0", installCRD: true}
+			if o != want {
+				t.Errorf("options = %+v, want %+v", o, want)
+			}
+		}},
+		{name: "an unknown target is refused", args: []string{"--target=opa"},
+			wantErr: `--target: unknown target "opa": want one of [kyverno kyverno-cel vap]`},
+		{name: "an empty reports directory is refused", args: []string{"--reports-dir="},
+			wantErr: "--reports-dir: required"},
+		{name: "stray arguments are refused", args: []string{"run"}, wantErr: "unexpected arguments: [run]"},
+	}
+	// Targets the operator does not run with yet are refused by name.
+	for _, target := range render.Targets() {
+		if !slices.Contains(operator.Targets, target) {
+			tests = append(tests, struct {
+				name    string
+				args    []string
+				wantErr string
+				check   func(t *testing.T, o options)
+			}{name: "the unsupported target " + string(target) + " is refused", args: []string{"--target", string(target)},
+				wantErr: `--target: target "` + string(target) + `" is not supported yet`})
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseFlags(tt.args, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, o)
+		})
+	}
+}

@@ -1,0 +1,120 @@
+package operator
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/violations"
+)
+
+// kyvernoAuditEvents are the two events Kyverno 1.19.1 writes for one
+// audited request (see violations/testdata/kyverno-1.19.1): one on the
+// policy, one on the resource.
+func kyvernoAuditEvents(ns, policy, rule, msg string, at time.Time) []client.Object {
+	mt := metav1.NewMicroTime(at)
+	return []client.Object{
+		&corev1.Event{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: policy + ".1"},
+			InvolvedObject: corev1.ObjectReference{
+				APIVersion: "kyverno.io/v1", Kind: "Policy", Namespace: ns, Name: policy, UID: "policy-uid",
+			},
+			Related: &corev1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: "web", UID: "web-uid"},
+			Reason:  violations.ReasonPolicyViolation, Type: corev1.EventTypeWarning, Action: "Resource Passed",
+			Message:             "Deployment " + ns + "/web: [" + rule + "] fail; " + msg,
+			EventTime:           mt,
+			ReportingController: "kyverno-admission", ReportingInstance: "kyverno-admission-test",
+			Source: corev1.EventSource{Component: "kyverno-admission"},
+		},
+		&corev1.Event{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web.2"},
+			InvolvedObject: corev1.ObjectReference{
+				APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: "web", UID: "web-uid",
+			},
+			Reason: violations.ReasonPolicyViolation, Type: corev1.EventTypeWarning, Action: "Resource Passed",
+			Message:             "policy " + policy + "/" + rule + " fail: " + msg,
+			EventTime:           mt,
+			ReportingController: "kyverno-admission", ReportingInstance: "kyverno-admission-test",
+			Source: corev1.EventSource{Component: "kyverno-admission"},
+		},
+	}
+}
+
+func TestCheckpoint_MergesViolationsIntoTheLedgerOnce(t *testing.T) {
+	f := newFixture(t, []client.Object{namespace("shop"), kubectlPlan("freeze", plan.ModeAudit, []string{"shop"}, "scaling")})
+	f.pass() // deploys; the first checkpoint finds nothing
+	msg := "would be blocked by protection plan Plan freeze: scaling"
+	for _, ev := range kyvernoAuditEvents("shop", "freeze-scaling", "replicas", msg, t0.Add(time.Second)) {
+		if err := f.c.Create(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	f.tick(2 * time.Second) // checkpoint not due yet (10 s)
+	if l, _, _ := f.r.store.loadLedger("freeze"); len(l.Violations) != 0 {
+		t.Fatalf("checkpointed before it was due: %+v", l.Violations)
+	}
+	f.tick(10 * time.Second)
+	l, _, err := f.r.store.loadLedger("freeze")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Violations) != 1 {
+		t.Fatalf("ledger holds %d violations, want 1 (the two events of one decision): %+v", len(l.Violations), l.Violations)
+	}
+	v := l.Violations[0]
+	if v.Plan != "freeze" || v.Template != "scaling" || v.Rule != "replicas" || v.Blocked || v.Message != msg {
+		t.Errorf("violation = %+v", v)
+	}
+	page, err := violations.Feed(l.Violations, violations.Query{Plan: "freeze"})
+	if err != nil || len(page.Items) != 1 {
+		t.Errorf("feed = %+v, %v", page, err)
+	}
+
+	// Read again: the ledger is not rewritten.
+	path := filepath.Join(f.dir, "freeze", LedgerFile)
+	st1, _ := os.Stat(path)
+	time.Sleep(10 * time.Millisecond)
+	f.tick(10 * time.Second)
+	st2, _ := os.Stat(path)
+	if !st1.ModTime().Equal(st2.ModTime()) {
+		t.Error("the ledger was rewritten though nothing new was read")
+	}
+}
+
+func TestReportGaps_KeepsOnlyWhatEventsDoNotSay(t *testing.T) {
+	ev := violations.Violation{Key: "e", Source: violations.SourceEvent, Policy: "p", PolicyNamespace: "shop", Rule: "r",
+		Resource: violations.Resource{Kind: "Deployment", Namespace: "shop", Name: "web"}}
+	l := violations.NewLedger("x").Merge([]violations.Violation{withPlan(ev, "x")})
+	same := ev
+	same.Key, same.Source = "r1", violations.SourcePolicyReport
+	other := same
+	other.Key, other.Resource.Name = "r2", "api"
+	got := reportGaps(l, []violations.Violation{same, other})
+	if len(got) != 1 || got[0].Key != "r2" {
+		t.Errorf("gaps = %+v, want only the report result no event covers", got)
+	}
+}
+
+func withPlan(v violations.Violation, id string) violations.Violation { v.Plan = id; return v }
+
+func TestDecisions_KeepsFailWarnAndErrorOnly(t *testing.T) {
+	var in []violations.Violation
+	for _, r := range []violations.Result{violations.ResultPass, violations.ResultFail, violations.ResultWarn, violations.ResultError, violations.ResultSkip} {
+		in = append(in, violations.Violation{Key: string(r), Result: r})
+	}
+	var got []string
+	for _, v := range decisions(in) {
+		got = append(got, v.Key)
+	}
+	if want := "fail,warn,error"; join(got) != want {
+		t.Errorf("decisions = %v, want %s", got, want)
+	}
+}

@@ -1,0 +1,53 @@
+// Package operator is the protection plans operator: a controller-runtime
+// runnable that moves every ProtectionPlan through its lifecycle against a
+// real cluster, with the library doing every decision (package plan for
+// the lifecycle, render for the policies, health for drift and repairs,
+// violations for the ledger, report for final reports) and this package
+// doing the I/O.
+//
+//	mgr, _ := operator.NewManager(restConfig, operator.ManagerOptions{LeaderElection: true, ...})
+//	op, _ := operator.New(operator.Config{ReportsDir: dir, Timing: timing}, mgr)
+//	err := op.Run(ctx) // installs the CRD if asked, then runs until ctx ends
+//
+// # One pass
+//
+// Only the leader reconciles, in one goroutine (ticker.go): on the tick
+// (PROTECTION_PLAN_TICK_INTERVAL_SEC), at the earliest next window edge of
+// any plan, and soon after a plan changed. A pass (reconcile.go) reads the
+// world once — the plans from the manager's cache; every plan's policies
+// in one list per policy kind of the target, selected by the existence of
+// the telark.io/protection-plan label; the namespaces; the members of
+// applications when a plan has an applications scope (resolve.go) — then,
+// for each plan:
+//
+//  1. plan.Create for a plan stored without status (kubectl apply; its
+//     approvalMode derived with approval.DeriveMode), else plan.Tick;
+//  2. for an active plan: resolve its scope, render.Render, health.Check
+//     with repairs, and carry out the actions (apply.go: server-side apply
+//     under FieldManager forcing ownership, failure-action merge patches,
+//     deletes with preconditions); for any other phase: delete whatever
+//     policies it still has. A plan that cannot be put in place (policy
+//     API missing, namespace gone, policies refused) goes through
+//     plan.Fail and is retried on the next tick;
+//  3. health.Record, and a status update (optimistic concurrency) only
+//     when the status changed (status.go): in the steady state a pass
+//     writes nothing;
+//  4. Kubernetes events for timeline events, repairs and failures;
+//  5. when a run ends or is canceled (report.FinalTrigger), a last
+//     checkpoint and the final report in every format (reports.go).
+//
+// Every PROTECTION_PLAN_REPORT_CHECKPOINT_SEC the pass checkpoints the
+// plans' violations into their ledgers (checkpoint.go). Policies of plans
+// that no longer exist are swept (health.Sweep), and so are their report
+// directories (no finalizer: deleting a plan is never blocked).
+//
+// # Files
+//
+// The reports directory holds one directory per plan ID: ledger.json (the
+// violations.Ledger), health.json (the health samples of the runs),
+// observed.json (what the operator last saw of the plan: UID, phase, start
+// and the run's policies, so that a cancel stored by someone else, or a
+// restart, still produces exactly one final report) and the final reports
+// <plan>-<trigger>-<time>.{html,md,json,csv}. Every file is written to a
+// temporary file and renamed.
+package operator

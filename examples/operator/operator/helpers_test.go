@@ -1,0 +1,294 @@
+package operator
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/window"
+)
+
+// t0 is the unit tests' fixed now: Mon Jul 20 10:00 2026 UTC.
+var t0 = time.Date(2026, 7, 20, 10, 0, 0, 0, time.UTC)
+
+var policyGVK = schema.GroupVersionKind{Group: "kyverno.io", Version: "v1", Kind: "Policy"}
+
+// fixture is a reconciler over controller-runtime's fake client, with a
+// fake clock, a fake event recorder and a count of the writes it makes.
+type fixture struct {
+	t        *testing.T
+	r        *reconciler
+	c        client.WithWatch
+	clock    *clocktesting.FakeClock
+	recorder *events.FakeRecorder
+	dir      string
+
+	mu     sync.Mutex
+	writes []string
+}
+
+type fixtureOption func(*fixtureConfig)
+
+type fixtureConfig struct{ noKyverno bool }
+
+// withoutKyverno builds a fixture whose API server does not serve
+// kyverno.io/v1.
+func withoutKyverno() fixtureOption { return func(c *fixtureConfig) { c.noKyverno = true } }
+
+func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixture {
+	t.Helper()
+	var fc fixtureConfig
+	for _, o := range opts {
+		o(&fc)
+	}
+	s, err := Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	for gvk := range s.AllKnownTypes() {
+		scope := meta.RESTScopeNamespace
+		if gvk.Kind == "Namespace" || gvk.Kind == plan.Kind || gvk.Kind == "ProtectionPlanList" {
+			scope = meta.RESTScopeRoot
+		}
+		mapper.Add(gvk, scope)
+	}
+	if !fc.noKyverno {
+		mapper.Add(policyGVK, meta.RESTScopeNamespace)
+		mapper.Add(policyGVK.GroupVersion().WithKind("PolicyList"), meta.RESTScopeNamespace)
+	}
+	mapper.Add(PolicyReportListGVK.GroupVersion().WithKind("PolicyReport"), meta.RESTScopeNamespace)
+	mapper.Add(PolicyReportListGVK, meta.RESTScopeNamespace)
+
+	f := &fixture{t: t, clock: clocktesting.NewFakeClock(t0), recorder: events.NewFakeRecorder(1000), dir: t.TempDir()}
+	count := func(verb string, obj client.Object) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		gvk, _ := apiutil.GVKForObject(obj, s)
+		f.writes = append(f.writes, verb+" "+gvk.Kind+" "+obj.GetNamespace()+"/"+obj.GetName())
+	}
+	f.c = fake.NewClientBuilder().
+		WithScheme(s).
+		WithRESTMapper(mapper).
+		WithObjects(objs...).
+		WithStatusSubresource(&plan.ProtectionPlan{}).
+		WithIndex(&corev1.Event{}, "reason", func(o client.Object) []string { return []string{o.(*corev1.Event).Reason} }).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				count("create", obj)
+				return c.Create(ctx, obj, opts...)
+			},
+			Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+				count("update", obj)
+				return c.Update(ctx, obj, opts...)
+			},
+			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+				count("patch", obj)
+				return c.Patch(ctx, obj, patch, opts...)
+			},
+			Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+				count("delete", obj)
+				return c.Delete(ctx, obj, opts...)
+			},
+			SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+				count("update/"+sub, obj)
+				return c.SubResource(sub).Update(ctx, obj, opts...)
+			},
+			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+				// The fake client has no schema for Kyverno's policies to
+				// merge with: an apply is a create or a full update here.
+				u := applied(t, obj)
+				count("apply", u)
+				if !fc.noKyverno || u.GroupVersionKind() != policyGVK {
+					return applyAsReplace(ctx, c, u, obj)
+				}
+				return &meta.NoKindMatchError{GroupKind: policyGVK.GroupKind(), SearchedVersions: []string{"v1"}}
+			},
+		}).
+		Build()
+	f.r = &reconciler{
+		cfg: Config{
+			Target: render.TargetKyverno, ReportsDir: f.dir, Clock: f.clock,
+			Timing: plan.Config{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second},
+		},
+		c: f.c, reader: f.c, recorder: f.recorder, store: &store{dir: f.dir},
+	}
+	cfg, err := f.r.cfg.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.r.cfg, f.r.log = cfg, cfg.Log
+	registerMetrics()
+	return f
+}
+
+// applied returns the object of an unstructured apply configuration.
+func applied(t *testing.T, ac runtime.ApplyConfiguration) *unstructured.Unstructured {
+	t.Helper()
+	u, ok := ac.(interface{ UnstructuredContent() map[string]any })
+	if !ok {
+		t.Fatalf("apply of %T: want an unstructured apply configuration", ac)
+	}
+	return &unstructured.Unstructured{Object: u.UnstructuredContent()}
+}
+
+// applyAsReplace creates u, or replaces the live object with u, and writes
+// the result back into the apply configuration (as the real client does).
+func applyAsReplace(ctx context.Context, c client.WithWatch, u *unstructured.Unstructured, ac runtime.ApplyConfiguration) error {
+	live := &unstructured.Unstructured{}
+	live.SetGroupVersionKind(u.GroupVersionKind())
+	err := c.Get(ctx, types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()}, live)
+	obj := u.DeepCopy()
+	switch {
+	case err == nil:
+		obj.SetResourceVersion(live.GetResourceVersion())
+		obj.SetUID(live.GetUID())
+		err = c.Update(ctx, obj)
+	case client.IgnoreNotFound(err) == nil:
+		err = c.Create(ctx, obj)
+	}
+	if err != nil {
+		return err
+	}
+	if setter, ok := ac.(interface{ SetUnstructuredContent(map[string]any) }); ok {
+		setter.SetUnstructuredContent(obj.Object)
+	}
+	return nil
+}
+
+// pass runs one reconcile pass and returns the writes it made.
+func (f *fixture) pass() []string {
+	f.t.Helper()
+	f.mu.Lock()
+	f.writes = nil
+	f.mu.Unlock()
+	f.r.reconcileAll(context.Background())
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.writes...)
+}
+
+// tick advances the clock by d and runs a pass.
+func (f *fixture) tick(d time.Duration) []string {
+	f.t.Helper()
+	f.clock.Step(d)
+	return f.pass()
+}
+
+func (f *fixture) plan(name string) *plan.ProtectionPlan {
+	f.t.Helper()
+	p := &plan.ProtectionPlan{}
+	if err := f.c.Get(context.Background(), types.NamespacedName{Name: name}, p); err != nil {
+		f.t.Fatal(err)
+	}
+	return p
+}
+
+func (f *fixture) policies(ns string) []unstructured.Unstructured {
+	f.t.Helper()
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(policyGVK.GroupVersion().WithKind("PolicyList"))
+	if err := f.c.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		f.t.Fatal(err)
+	}
+	return list.Items
+}
+
+func (f *fixture) policy(ns, name string) *unstructured.Unstructured {
+	f.t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(policyGVK)
+	if err := f.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, u); err != nil {
+		f.t.Fatal(err)
+	}
+	return u
+}
+
+// storeStatus writes a plan's status as an embedder would (the API server
+// example, or a test acting for it).
+func (f *fixture) storeStatus(p *plan.ProtectionPlan) {
+	f.t.Helper()
+	if err := f.c.Status().Update(context.Background(), p); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// drainEvents returns the Kubernetes events recorded so far.
+func (f *fixture) drainEvents() []string {
+	var out []string
+	for {
+		select {
+		case e := <-f.recorder.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func (f *fixture) readFile(planID, name string) []byte {
+	f.t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.dir, planID, name))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return b
+}
+
+func (f *fixture) readJSON(planID, name string, v any) {
+	f.t.Helper()
+	if err := json.Unmarshal(f.readFile(planID, name), v); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func namespace(name string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+}
+
+// kubectlPlan is a plan as `kubectl apply` stores it: a spec, no status,
+// no approvalMode.
+func kubectlPlan(name string, mode plan.Mode, namespaces []string, templates ...string) *plan.ProtectionPlan {
+	p := &plan.ProtectionPlan{
+		TypeMeta:   metav1.TypeMeta{APIVersion: plan.GroupVersion.String(), Kind: plan.Kind},
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name), Generation: 1},
+		Spec: plan.Spec{
+			Name:   "Plan " + name,
+			Scope:  plan.Scope{Namespaces: namespaces},
+			Window: window.Spec{Type: window.Permanent},
+			Mode:   mode,
+		},
+	}
+	for _, t := range templates {
+		p.Spec.Templates = append(p.Spec.Templates, plan.TemplateRef{Name: t})
+	}
+	return p
+}
+
+func condition(p *plan.ProtectionPlan, typ string) metav1.Condition {
+	c := meta.FindStatusCondition(p.Status.Conditions, typ)
+	if c == nil {
+		return metav1.Condition{}
+	}
+	return *c
+}

@@ -1,0 +1,208 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
+)
+
+// FieldManager is the field manager of every write the operator makes:
+// the server-side applies of rendered policies (forcing ownership), the
+// failure-action patches, the CRD and the plans' status.
+const FieldManager = "protectionplans-operator"
+
+// LeaderElectionID names the Lease the replicas compete for.
+const LeaderElectionID = "protectionplans-operator.telark.io"
+
+// Config is what the operator needs besides a manager.
+type Config struct {
+	// Target is the kind of policy plans render to. Empty means
+	// render.TargetKyverno, the only target render supports today.
+	Target render.Target
+	// ReportsDir holds one directory per plan (named by the plan ID):
+	// ledger.json, health.json, observed.json and the final reports.
+	// Required.
+	ReportsDir string
+	// Timing is the tick and checkpoint periods, as plan.LoadConfig reads
+	// them from the environment. Zero fields take the defaults.
+	Timing plan.Config
+	// Approval derives spec.approvalMode of plans created without one
+	// (kubectl apply). The zero value is the documented default.
+	Approval approval.Config
+	// InstallCRD server-side applies the ProtectionPlan CRD in Run, before
+	// the manager starts.
+	InstallCRD bool
+	// Clock is the operator's clock; nil means the real one. Unit tests
+	// pass a fake.
+	Clock clock.WithTicker
+	// Log is the operator's logger; the zero value discards.
+	Log logr.Logger
+}
+
+// withDefaults checks cfg and fills in its defaults.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Target == "" {
+		cfg.Target = render.TargetKyverno
+	}
+	if err := CheckTarget(cfg.Target); err != nil {
+		return cfg, err
+	}
+	if cfg.ReportsDir == "" {
+		return cfg, errors.New("operator: a reports directory is required")
+	}
+	abs, err := filepath.Abs(cfg.ReportsDir)
+	if err != nil {
+		return cfg, fmt.Errorf("operator: reports directory %q: %w", cfg.ReportsDir, err)
+	}
+	cfg.ReportsDir = abs
+	if cfg.Timing.TickInterval <= 0 {
+		cfg.Timing.TickInterval = plan.DefaultTickInterval
+	}
+	if cfg.Timing.ReportCheckpoint <= 0 {
+		cfg.Timing.ReportCheckpoint = plan.DefaultReportCheckpoint
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	if cfg.Log.GetSink() == nil {
+		cfg.Log = logr.Discard()
+	}
+	return cfg, nil
+}
+
+// Targets are the render targets the operator runs with: those its
+// end-to-end tests (examples/e2e/matrix) prove against a real API server
+// and Kyverno. Package render may support more (kyverno-cel and vap
+// render today); the operator accepts them once the matrix runs them.
+var Targets = []render.Target{render.TargetKyverno}
+
+// CheckTarget says whether the operator can run with target t: one of
+// render.Targets, rendered by package render, and in Targets.
+func CheckTarget(t render.Target) error {
+	known := false
+	for _, k := range render.Targets() {
+		known = known || k == t
+	}
+	switch {
+	case !known:
+		return fmt.Errorf("unknown target %q: want one of %v", t, render.Targets())
+	case !render.Supported(t):
+		return fmt.Errorf("target %q is not supported yet: package render cannot render it", t)
+	case !slices.Contains(Targets, t):
+		return fmt.Errorf("target %q is not supported yet by the operator: it runs only with %v, the targets its end-to-end tests prove", t, Targets)
+	}
+	return nil
+}
+
+// ManagerOptions are the process-level settings of NewManager.
+type ManagerOptions struct {
+	// LeaderElection makes only the holder of the Lease move plans.
+	LeaderElection bool
+	// LeaderElectionNamespace is where the Lease lives.
+	LeaderElectionNamespace string
+	// MetricsBindAddress serves Prometheus metrics ("0" disables them).
+	MetricsBindAddress string
+	// HealthProbeBindAddress serves /healthz and /readyz ("0" or "" disables).
+	HealthProbeBindAddress string
+}
+
+// Scheme returns the scheme the operator's clients use: client-go's types
+// and ProtectionPlan.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := plan.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewManager builds the controller-runtime manager the operator runs in.
+func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
+	s, err := Scheme()
+	if err != nil {
+		return nil, err
+	}
+	if o.HealthProbeBindAddress == "" {
+		o.HealthProbeBindAddress = "0"
+	}
+	return manager.New(cfg, manager.Options{
+		Scheme:                        s,
+		LeaderElection:                o.LeaderElection,
+		LeaderElectionID:              LeaderElectionID,
+		LeaderElectionNamespace:       o.LeaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		HealthProbeBindAddress:        o.HealthProbeBindAddress,
+	})
+}
+
+// Operator runs the plans' lifecycle in a manager: New adds it, Run starts
+// the manager.
+type Operator struct {
+	cfg  Config
+	mgr  manager.Manager
+	r    *reconciler
+	loop *loop
+}
+
+// New adds the operator to mgr: a leader-only runnable that reconciles every
+// plan on the tick, at the next window edge and soon after a plan changes;
+// and the health checks.
+func New(cfg Config, mgr manager.Manager) (*Operator, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	registerMetrics()
+	r := &reconciler{
+		cfg:      cfg,
+		c:        mgr.GetClient(),
+		reader:   mgr.GetAPIReader(),
+		recorder: mgr.GetEventRecorder(FieldManager),
+		store:    &store{dir: cfg.ReportsDir},
+		log:      cfg.Log,
+	}
+	l := newLoop(r, mgr.GetCache())
+	if err := mgr.Add(l); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	return &Operator{cfg: cfg, mgr: mgr, r: r, loop: l}, nil
+}
+
+// Run installs the CRD when asked, then runs the manager until ctx ends.
+func (o *Operator) Run(ctx context.Context) error {
+	if o.cfg.InstallCRD {
+		if err := InstallCRD(ctx, o.mgr.GetClient(), o.mgr.GetAPIReader(), FieldManager); err != nil {
+			return err
+		}
+	}
+	return o.mgr.Start(ctx)
+}
+
+// Passes returns how many reconcile passes the operator has completed (for
+// tests and logs).
+func (o *Operator) Passes() int64 { return o.loop.passes.Load() }

@@ -1,0 +1,114 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/telark/protectionplans/health"
+	"github.com/telark/protectionplans/plan"
+)
+
+// keepTransitionTimes gives every condition of next that says the same
+// thing as in prev (type, status, reason, message, observed generation)
+// prev's transition time. A retried failure goes through Ready Unknown
+// (plan.Tick's retry) and back to Ready False (plan.Fail) in one pass: the
+// condition did not change for anyone reading it, and writing a new
+// transition time would make every tick of a lasting failure a write.
+func keepTransitionTimes(prev, next *plan.ProtectionPlan) {
+	for i := range next.Status.Conditions {
+		c := &next.Status.Conditions[i]
+		old := meta.FindStatusCondition(prev.Status.Conditions, c.Type)
+		if old != nil && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message &&
+			old.ObservedGeneration == c.ObservedGeneration {
+			c.LastTransitionTime = old.LastTransitionTime
+		}
+	}
+}
+
+// writeStatus stores next's status when it differs from stored's, with an
+// update of the status subresource carrying stored's resourceVersion
+// (optimistic concurrency: a conflict means someone else wrote the plan,
+// e.g. an approval; the next pass decides again from what they wrote).
+// It reports whether it wrote.
+func (r *reconciler) writeStatus(ctx context.Context, stored, next *plan.ProtectionPlan) (bool, error) {
+	keepTransitionTimes(stored, next)
+	if equality.Semantic.DeepEqual(stored.Status, next.Status) {
+		return false, nil
+	}
+	obj := stored.DeepCopy()
+	obj.Status = *next.Status.DeepCopy()
+	if err := r.c.Status().Update(ctx, obj); err != nil {
+		return false, fmt.Errorf("updating the status of plan %s: %w", stored.Name, err)
+	}
+	return true, nil
+}
+
+// Kubernetes event reasons the operator records on plans, besides the
+// timeline event types (Created, PhaseChanged, Failed, Recovered,
+// HealthChanged), which it records under their own names.
+const (
+	EventPoliciesApplied       = "PoliciesApplied"
+	EventPoliciesDeleted       = "PoliciesDeleted"
+	EventFailureActionRestored = "FailureActionRestored"
+	EventWriteFailed           = "WriteFailed"
+	EventReportWritten         = "ReportWritten"
+	EventReportFailed          = "ReportFailed"
+	EventCreateFailed          = "CreateFailed"
+)
+
+// event records a Kubernetes event on the plan (events.k8s.io, in the
+// default namespace: plans are cluster-scoped).
+func (r *reconciler) event(p *plan.ProtectionPlan, warning bool, reason, action, note string) {
+	if r.recorder == nil {
+		return
+	}
+	typ := corev1.EventTypeNormal
+	if warning {
+		typ = corev1.EventTypeWarning
+	}
+	const maxNote = 1000 // events.k8s.io limits note to 1 kB
+	if len(note) > maxNote {
+		note = note[:maxNote-3] + "..."
+	}
+	r.recorder.Eventf(p, nil, typ, reason, action, "%s", note)
+}
+
+// recordTimeline records the timeline events of one pass as Kubernetes
+// events: phase changes, failures, recoveries, health changes.
+func (r *reconciler) recordTimeline(p *plan.ProtectionPlan, evs []plan.TimelineEvent) {
+	for _, ev := range evs {
+		healthy := strings.HasPrefix(ev.Message, health.ReasonInPlace+":") ||
+			strings.HasPrefix(ev.Message, health.ReasonNothingDeployed+":")
+		warning := ev.Type == plan.EventFailed || (ev.Type == plan.EventHealthChanged && !healthy)
+		note := ev.Message
+		if note == "" {
+			note = string(ev.Type)
+		}
+		r.event(p, warning, string(ev.Type), "Reconcile", note)
+	}
+}
+
+// recordActions records what the pass wrote to the plan's policies.
+func (r *reconciler) recordActions(p *plan.ProtectionPlan, done []health.Action) {
+	byKind := map[health.ActionKind][]string{}
+	for _, a := range done {
+		byKind[a.Kind] = append(byKind[a.Kind], fmt.Sprintf("%s/%s (%s)", a.Object.GetNamespace(), a.Object.GetName(), a.Reason))
+	}
+	for _, k := range []health.ActionKind{health.Apply, health.PatchFailureAction, health.Delete} {
+		items := byKind[k]
+		if len(items) == 0 {
+			continue
+		}
+		sort.Strings(items)
+		reason := map[health.ActionKind]string{
+			health.Apply: EventPoliciesApplied, health.PatchFailureAction: EventFailureActionRestored, health.Delete: EventPoliciesDeleted,
+		}[k]
+		r.event(p, false, reason, string(k), fmt.Sprintf("%d: %s", len(items), strings.Join(items, "; ")))
+	}
+}
