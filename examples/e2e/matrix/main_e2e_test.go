@@ -1,0 +1,279 @@
+//go:build e2e
+
+package matrix
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/telark/protectionplans/examples/e2e/harness"
+	"github.com/telark/protectionplans/examples/operator/operator"
+	"github.com/telark/protectionplans/plan"
+)
+
+// tick is the operator's tick in these tests (PROTECTION_PLAN_TICK_INTERVAL_SEC).
+const tick = 2 * time.Second
+
+// checkpointEvery is its checkpoint period (PROTECTION_PLAN_REPORT_CHECKPOINT_SEC;
+// 10 s is the smallest plan.LoadConfig accepts).
+const checkpointEvery = 10 * time.Second
+
+// leaseNamespace holds the operator's leader election Lease.
+const leaseNamespace = "protectionplans-system"
+
+// suite is what every test of the package shares: one control plane with
+// Kyverno, one client, one operator running in this process.
+type suite struct {
+	env *harness.Env
+	// c is an admin client that knows ProtectionPlan.
+	c client.Client
+	// op is the operator, mgr its manager; writes counts every write
+	// request the operator's process sends (all its clients share one
+	// rest.Config, wrapped).
+	op     *operator.Operator
+	mgr    manager.Manager
+	writes *writeCounter
+	// reportsDir is the operator's --reports-dir.
+	reportsDir string
+	// metricsAddr serves the operator's metrics.
+	metricsAddr string
+	started     time.Time
+}
+
+var s *suite
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) (code int) {
+	start := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	startCtx, startCancel := context.WithTimeout(ctx, 4*time.Minute)
+	defer startCancel()
+	env, err := harness.Start(startCtx, nil, harness.WithKeepDir())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	code = 1
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the harness:", err)
+			code = 1
+		}
+		if code == 0 && os.Getenv(harness.KeepLogsEnvVar) != "1" {
+			_ = os.RemoveAll(env.Dir)
+		} else {
+			fmt.Fprintf(os.Stderr, "logs kept in %s\n", env.Dir)
+		}
+	}()
+	fmt.Printf("control plane + Kyverno ready in %s (dir %s)\n", time.Since(start).Round(time.Millisecond), env.Dir)
+
+	st, stop, err := startSuite(ctx, env)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the operator:", err)
+		return 1
+	}
+	s = st
+	fmt.Printf("operator leading and reconciling %s after start\n", time.Since(start).Round(time.Millisecond))
+	code = m.Run()
+	if err := stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the operator:", err)
+		code = 1
+	}
+	fmt.Printf("e2e run: %s in all\n", time.Since(start).Round(time.Second))
+	return code
+}
+
+// startSuite starts the operator in this process against env: leader
+// election on, a 2 s tick, metrics and probes on loopback ports chosen now.
+func startSuite(ctx context.Context, env *harness.Env) (*suite, func() error, error) {
+	scheme, err := operator.Scheme()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := client.New(env.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, nil, err
+	}
+	st := &suite{env: env, c: c, reportsDir: filepath.Join(env.Dir, "reports"), writes: &writeCounter{}, started: time.Now()}
+	mgr, op, err := newOperator(env, st.reportsDir, st.writes, filepath.Join(env.Dir, "operator.log"), &st.metricsAddr)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.op, st.mgr = op, mgr
+	opCtx, opCancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- op.Run(opCtx) }()
+	stop := func() error {
+		opCancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("the operator did not stop within 30 s")
+		}
+	}
+	deadline := time.After(2 * time.Minute)
+	select {
+	case <-mgr.Elected():
+	case err := <-done:
+		return nil, nil, fmt.Errorf("the operator stopped: %v", err)
+	case <-deadline:
+		_ = stop()
+		return nil, nil, fmt.Errorf("the operator was not elected within 2 minutes")
+	}
+	for op.Passes() == 0 {
+		select {
+		case err := <-done:
+			return nil, nil, fmt.Errorf("the operator stopped: %v", err)
+		case <-deadline:
+			_ = stop()
+			return nil, nil, fmt.Errorf("the operator made no pass within 2 minutes")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return st, stop, nil
+}
+
+// newOperator builds an operator as cmd/operator does, with
+// plan.LoadConfig reading the test's environment: tick 2 s, checkpoints
+// every 10 s. Every request of its clients goes through w.
+func newOperator(env *harness.Env, reportsDir string, w *writeCounter, logPath string, metricsAddr *string) (manager.Manager, *operator.Operator, error) {
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &countingTransport{next: rt, w: w} })
+	timing, err := plan.LoadConfig(func(k string) (string, bool) {
+		v, ok := map[string]string{
+			plan.EnvTickInterval:     strconv.Itoa(int(tick / time.Second)),
+			plan.EnvReportCheckpoint: strconv.Itoa(int(checkpointEvery / time.Second)),
+		}[k]
+		return v, ok
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	mport, err := freePort()
+	if err != nil {
+		return nil, nil, err
+	}
+	hport, err := freePort()
+	if err != nil {
+		return nil, nil, err
+	}
+	*metricsAddr = "127.0.0.1:" + strconv.Itoa(mport)
+	mgr, err := operator.NewManager(cfg, operator.ManagerOptions{
+		LeaderElection:          true,
+		LeaderElectionNamespace: leaseNamespace,
+		MetricsBindAddress:      *metricsAddr,
+		HealthProbeBindAddress:  "127.0.0.1:" + strconv.Itoa(hport),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	var mu sync.Mutex
+	log := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(logFile, time.Now().Format("15:04:05.000"), prefix, args)
+	}, funcr.Options{Verbosity: 1})
+	op, err := operator.New(operator.Config{
+		ReportsDir: reportsDir,
+		Timing:     timing,
+		InstallCRD: true,
+		Log:        log,
+	}, mgr)
+	return mgr, op, err
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// writeCounter records every write request (POST, PUT, PATCH, DELETE) an
+// operator sends to the API server.
+type writeCounter struct {
+	mu      sync.Mutex
+	entries []writeEntry
+}
+
+type writeEntry struct {
+	at           time.Time
+	method, path string
+}
+
+func (w *writeCounter) add(method, path string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.entries = append(w.entries, writeEntry{time.Now(), method, path})
+}
+
+// since returns the writes after t, leader election renewals left out
+// (the Lease is the one write a leader must make to stay leader).
+func (w *writeCounter) since(t time.Time) []writeEntry {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []writeEntry
+	for _, e := range w.entries {
+		if e.at.After(t) && !strings.Contains(e.path, "/leases/") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// leaseWrites counts the Lease writes after t.
+func (w *writeCounter) leaseWrites(t time.Time) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, e := range w.entries {
+		if e.at.After(t) && strings.Contains(e.path, "/leases/") {
+			n++
+		}
+	}
+	return n
+}
+
+type countingTransport struct {
+	next http.RoundTripper
+	w    *writeCounter
+}
+
+func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch req.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		t.w.add(req.Method, req.URL.Path)
+	}
+	return t.next.RoundTrip(req)
+}
