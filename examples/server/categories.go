@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/telark/protectionplans/plan"
+)
+
+// Categories (R-P9) live in a ConfigMap of the release namespace: the
+// custom ones as a JSON list under categories.json (the built-ins are the
+// library's). Writes carry the ConfigMap's resourceVersion, so two
+// concurrent edits cannot both win: the second answers 409.
+
+// loadCategories reads the categories and the ConfigMap they came from
+// (nil when it does not exist yet: only the built-ins).
+func (s *Server) loadCategories(ctx context.Context) (plan.Categories, *corev1.ConfigMap, error) {
+	var cm corev1.ConfigMap
+	err := s.Client.Get(ctx, s.categories, &cm)
+	if apierrors.IsNotFound(err) {
+		return plan.Categories{}, nil, nil
+	}
+	if err != nil {
+		return plan.Categories{}, nil, unavailable("cannot read the categories", err)
+	}
+	var custom []plan.Category
+	if raw := cm.Data[categoriesKey]; raw != "" {
+		if err := json.Unmarshal([]byte(raw), &custom); err != nil {
+			return plan.Categories{}, nil, &internalError{err}
+		}
+	}
+	cats, err := plan.NewCategories(custom)
+	if err != nil {
+		return plan.Categories{}, nil, &internalError{err}
+	}
+	return cats, &cm, nil
+}
+
+// saveCategories writes cats into the ConfigMap read (creating it the
+// first time), with its resourceVersion.
+func (s *Server) saveCategories(ctx context.Context, cm *corev1.ConfigMap, cats plan.Categories) error {
+	raw, err := json.Marshal(cats.Custom())
+	if err != nil {
+		return err
+	}
+	if cm == nil {
+		cm = &corev1.ConfigMap{}
+		cm.Namespace, cm.Name = s.categories.Namespace, s.categories.Name
+		cm.Labels = map[string]string{"app.kubernetes.io/managed-by": "protectionplans-server"}
+		cm.Data = map[string]string{categoriesKey: string(raw)}
+		err = s.Client.Create(ctx, cm)
+	} else {
+		cm = cm.DeepCopy()
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
+		}
+		cm.Data[categoriesKey] = string(raw)
+		err = s.Client.Update(ctx, cm)
+	}
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		return conflictError("categories ConfigMap", s.categories.String())
+	}
+	return err
+}
+
+type categoryList struct {
+	Items []plan.Category `json:"items"`
+}
+
+func allCategories(cats plan.Categories) categoryList {
+	items := append(cats.All(plan.KindEnvironment), cats.All(plan.KindTag)...)
+	return categoryList{Items: items}
+}
+
+func (s *Server) listCategories(w http.ResponseWriter, r *http.Request) {
+	cats, _, err := s.loadCategories(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, allCategories(cats))
+}
+
+// changeCategories reads the categories, applies change and writes the
+// result with the resourceVersion read.
+func (s *Server) changeCategories(r *http.Request, change func(plan.Categories) (plan.Categories, error)) error {
+	cats, cm, err := s.loadCategories(r.Context())
+	if err != nil {
+		return err
+	}
+	next, err := change(cats)
+	if err != nil {
+		return err
+	}
+	return s.saveCategories(r.Context(), cm, next)
+}
+
+func (s *Server) createCategory(w http.ResponseWriter, r *http.Request) {
+	var c plan.Category
+	err := decodeBody(r, &c)
+	if err == nil {
+		err = s.changeCategories(r, func(cats plan.Categories) (plan.Categories, error) { return cats.Add(c) })
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	c.BuiltIn = false
+	writeJSON(w, http.StatusCreated, c)
+}
+
+func (s *Server) updateCategory(w http.ResponseWriter, r *http.Request) {
+	kind, name := plan.CategoryKind(r.PathValue("kind")), r.PathValue("name")
+	var c plan.Category
+	err := decodeBody(r, &c)
+	if err == nil && c.Kind != "" && c.Kind != kind {
+		err = fieldError("kind", "FieldValueForbidden", "a category cannot change kind (it is a %s); delete it and add a %s", kind, c.Kind)
+	}
+	if err == nil {
+		err = checkKind(kind)
+	}
+	if err == nil {
+		err = s.changeCategories(r, func(cats plan.Categories) (plan.Categories, error) { return cats.Update(kind, name, c) })
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	c.Kind, c.BuiltIn = kind, false
+	writeJSON(w, http.StatusOK, c)
+}
+
+func (s *Server) deleteCategory(w http.ResponseWriter, r *http.Request) {
+	kind, name := plan.CategoryKind(r.PathValue("kind")), r.PathValue("name")
+	err := checkKind(kind)
+	if err == nil {
+		err = s.changeCategories(r, func(cats plan.Categories) (plan.Categories, error) { return cats.Delete(kind, name) })
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// checkKind refuses a kind in the path that is neither environment nor
+// tag: there is no such category (404).
+func checkKind(kind plan.CategoryKind) error {
+	if kind != plan.KindEnvironment && kind != plan.KindTag {
+		return errorf(http.StatusNotFound, "no category kind %q: use environment or tag", kind)
+	}
+	return nil
+}

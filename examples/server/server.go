@@ -1,0 +1,173 @@
+package main
+
+import (
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/report"
+)
+
+// Config is everything the server needs. main fills it from flags; tests
+// fill it with a fake client and a fixed clock.
+type Config struct {
+	// Client reads and writes the cluster: plans, their status, the
+	// categories ConfigMap, namespaces, workloads, policies and events.
+	Client client.Client
+	// Now is the clock (time.Now in main). The library never reads a
+	// clock; the server passes this instant into it.
+	Now func() time.Time
+	// Identity says when the proxy's identity headers are believed.
+	Identity Identity
+	// Roles maps users and groups to roles.
+	Roles *Roles
+	// ReleaseNamespace is where the product runs: plans may not freeze
+	// it, and the categories ConfigMap lives there.
+	ReleaseNamespace string
+	// Excluded are the namespaces plans may not target.
+	Excluded ExcludedNamespaces
+	// ReportsDir is the reports directory shared with the operator (each
+	// plan's ledger, health samples and reports; see reportfiles.go).
+	// Empty: no reports, and the feed shows live events only.
+	ReportsDir string
+	// Approval is the approval configuration (the default mode).
+	Approval approval.Config
+	// Limiter bounds concurrent report renders (report.NewLimiter()).
+	Limiter *report.Limiter
+	// TrustedOrigins are origins (scheme://host[:port]) allowed to send
+	// cross-origin writes, e.g. the proxy's public origin when it does not
+	// forward the Sec-Fetch-Site header.
+	TrustedOrigins []string
+	// Log receives what the server cannot show its callers.
+	Log *slog.Logger
+}
+
+// CategoriesConfigMap is the ConfigMap, in the release namespace, that
+// stores the custom categories (key categoriesKey, a JSON list).
+const (
+	CategoriesConfigMap = "protectionplans-categories"
+	categoriesKey       = "categories.json"
+)
+
+// Server is the Protection plans API and its dashboard.
+type Server struct {
+	Config
+	categories types.NamespacedName
+	// files is the reports directory; nil without one.
+	files *reportFiles
+	// formKey signs the dashboard's form tokens (per process).
+	formKey []byte
+	routes  []route
+	handler http.Handler
+}
+
+// New checks cfg and builds the server.
+func New(cfg Config) (*Server, error) {
+	switch {
+	case cfg.Client == nil:
+		return nil, errors.New("server: no client")
+	case cfg.Roles == nil:
+		return nil, errors.New("server: no roles")
+	case cfg.ReleaseNamespace == "":
+		return nil, errors.New("server: no release namespace")
+	}
+	if err := cfg.Identity.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Limiter == nil {
+		cfg.Limiter = report.NewLimiter()
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	s := &Server{
+		Config:     cfg,
+		categories: types.NamespacedName{Namespace: cfg.ReleaseNamespace, Name: CategoriesConfigMap},
+		formKey:    make([]byte, 32),
+	}
+	rand.Read(s.formKey)
+	if cfg.ReportsDir != "" {
+		s.files = &reportFiles{dir: cfg.ReportsDir}
+	}
+	s.routes = s.routeTable()
+	h, err := s.buildHandler()
+	if err != nil {
+		return nil, err
+	}
+	s.handler = h
+	return s, nil
+}
+
+// ServeHTTP serves the API, the dashboard and the OpenAPI document.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// buildHandler registers every route of the table on one mux, each behind
+// the identity and permission checks, and wraps the mux in the
+// cross-origin protection (CSRF) of net/http: a browser's cross-site
+// write is refused with 403 whatever its cookies or proxy session.
+func (s *Server) buildHandler() (http.Handler, error) {
+	mux := http.NewServeMux()
+	for _, rt := range s.routes {
+		mux.Handle(rt.Method+" "+rt.Pattern, s.guard(rt))
+	}
+	cop := http.NewCrossOriginProtection()
+	for _, o := range s.TrustedOrigins {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			return nil, err
+		}
+	}
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusForbidden, problem{Code: http.StatusForbidden,
+			Message: "cross-origin write refused: this server accepts writes from its own pages and from non-browser clients only"})
+	}))
+	return cop.Handler(mux), nil
+}
+
+// guard runs before every handler: it caps the body at 1 MiB, and for a
+// route that is not public it authenticates the caller (401) and checks
+// the route's action without a target (403). Handlers that act on a plan
+// check the action again with the plan (approval.Authorize), which adds
+// the rules that depend on it (enforcing a namespace scope needs Owner).
+func (s *Server) guard(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, plan.DefaultMaxBodyBytes)
+		}
+		fail := s.writeError
+		if !rt.API {
+			fail = s.dashboardError
+		}
+		if rt.Public {
+			rt.handle(w, r)
+			return
+		}
+		user, groups, err := s.Identity.authenticate(r)
+		if err != nil {
+			fail(w, r, err)
+			return
+		}
+		caller := s.Roles.Caller(user, groups)
+		r = r.WithContext(withCaller(r.Context(), caller))
+		if rt.Action != "" {
+			if err := approval.Authorize(caller, rt.Action, nil); err != nil {
+				fail(w, r, err)
+				return
+			}
+		}
+		rt.handle(w, r)
+	})
+}
+
+// now is the instant of this request, to the second (the times the
+// library records are stored to the second by Kubernetes anyway).
+func (s *Server) now() time.Time { return s.Now().UTC().Truncate(time.Second) }
