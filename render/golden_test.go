@@ -105,6 +105,15 @@ func TestGolden_Cases(t *testing.T) {
 				Schedules: []window.Schedule{{Cron: "0 * * * *", Duration: "2h"}}}
 			return Input{Plan: p, Now: now}
 		}},
+		// The shape plan.InstanceLabelResolver gives: one label, no
+		// expressions. Kyverno refused the /scale rules of this shape once.
+		{"applications_instance_label", func() Input {
+			p := appPlan(plan.ModeEnforce, tpl("scaling"), tpl("all-writes"))
+			app := plan.Application{Name: "checkout", Namespaces: []string{"shop"},
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{plan.InstanceLabel: "checkout"}},
+				Members:  []plan.ResourceRef{{Kind: "Deployment", Name: "web", Namespace: "shop"}}}
+			return Input{Plan: p, Applications: []plan.Application{app}, Now: now}
+		}},
 		{"hostile", func() Input { return hostileInput() }},
 		{"applications_members_and_guards", func() Input {
 			p := appPlan(plan.ModeEnforce, tpl("scaling"), tpl("image-change"))

@@ -63,7 +63,11 @@ func scaleRule(base kyRule, r RuleSpec, k Kind, ns nsScope) kyRule {
 	}}
 	rule.Preconditions = &kyConditions{All: []kyCondition{
 		{Key: "{{ request.subResource || '' }}", Operator: "Equals", Value: SubresourceScale},
-		isTrue(selectorJMESPath(ns.selectors, parentLabels)),
+		// Kyverno validates every {{ }} at apply time: it must start with a
+		// known root (request, ...), a function call, or a context entry
+		// name. A selector expression starts with "(", so it is wrapped in a
+		// function that returns its argument.
+		isTrue("not_null(" + selectorJMESPath(ns.selectors, parentLabels) + ")"),
 	}}
 	return rule
 }
