@@ -160,7 +160,26 @@ func (c *change) fail(reason, message string) {
 	c.setCondition(ConditionReady, metav1.ConditionFalse, reason, message)
 	if !same {
 		c.record(EventFailed, "", reason+": "+message)
+		return
 	}
+	// The same failure after a retry: Ready went False -> Unknown -> False
+	// within one pass and must read as it did before the retry, with the
+	// time the failure began (its timeline entry), or an embedder that
+	// writes only changes would write on every tick of a lasting failure.
+	if since, ok := c.failedSince(reason + ": " + message); ok {
+		meta.FindStatusCondition(st.Conditions, ConditionReady).LastTransitionTime = since
+	}
+}
+
+// failedSince is the time of the latest Failed timeline event with msg.
+func (c *change) failedSince(msg string) (metav1.Time, bool) {
+	tl := c.p.Status.Timeline
+	for i := len(tl) - 1; i >= 0; i-- {
+		if tl[i].Type == EventFailed && tl[i].Message == msg {
+			return tl[i].Time, true
+		}
+	}
+	return metav1.Time{}, false
 }
 
 // phaseName names a phase in messages, "uncreated" for none.

@@ -255,3 +255,25 @@ func TestAppendEvent_CapsTheTimelineAndCountsWhatItDrops(t *testing.T) {
 		t.Errorf("the oldest events are dropped; first kept = %q", got)
 	}
 }
+
+// An operator writes status only when it changed. A failure that lasts is
+// retried and failed again on every tick; its Ready condition must come out
+// of each retry exactly as it went in, or every tick writes.
+func TestTick_LastingFailureKeepsItsTransitionTime(t *testing.T) {
+	t0 := at("Thu Dec 24 2026 18:01 Europe/Berlin")
+	p := mustCreate(t, holiday(), "alice", at("Thu Dec 24 2026 18:00 Europe/Berlin"))
+	failed, err := Fail(p, ReasonNamespaceGone, "namespace shop does not exist", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, now := range []time.Time{t0.Add(31 * time.Second), t0.Add(62 * time.Second), t0.Add(93 * time.Second)} {
+		again, err := Fail(Tick(failed.Plan, now).Plan, ReasonNamespaceGone, "namespace shop does not exist", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(failed.Plan.Status, again.Plan.Status); diff != "" {
+			t.Fatalf("retry %d changed the status of a lasting failure (-before +after):\n%s", i+1, diff)
+		}
+		failed = again
+	}
+}

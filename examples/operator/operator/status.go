@@ -8,28 +8,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
 )
-
-// keepTransitionTimes gives every condition of next that says the same
-// thing as in prev (type, status, reason, message, observed generation)
-// prev's transition time. A retried failure goes through Ready Unknown
-// (plan.Tick's retry) and back to Ready False (plan.Fail) in one pass: the
-// condition did not change for anyone reading it, and writing a new
-// transition time would make every tick of a lasting failure a write.
-func keepTransitionTimes(prev, next *plan.ProtectionPlan) {
-	for i := range next.Status.Conditions {
-		c := &next.Status.Conditions[i]
-		old := meta.FindStatusCondition(prev.Status.Conditions, c.Type)
-		if old != nil && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message &&
-			old.ObservedGeneration == c.ObservedGeneration {
-			c.LastTransitionTime = old.LastTransitionTime
-		}
-	}
-}
 
 // writeStatus stores next's status when it differs from stored's, with an
 // update of the status subresource carrying stored's resourceVersion
@@ -37,7 +19,6 @@ func keepTransitionTimes(prev, next *plan.ProtectionPlan) {
 // e.g. an approval; the next pass decides again from what they wrote).
 // It reports whether it wrote.
 func (r *reconciler) writeStatus(ctx context.Context, stored, next *plan.ProtectionPlan) (bool, error) {
-	keepTransitionTimes(stored, next)
 	if equality.Semantic.DeepEqual(stored.Status, next.Status) {
 		return false, nil
 	}
