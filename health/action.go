@@ -10,12 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// FieldManager is the field manager to server-side apply the objects of
-// Apply actions with (the live samples in render/testdata/live were
-// applied with it). Keep one manager for every apply: fields it applied
-// before and leaves out later are removed by the API server.
-const FieldManager = "protectionplans"
-
 // ActionKind is what a repair does. It is a closed set.
 type ActionKind string
 

@@ -23,9 +23,11 @@
 //   - Record: stores a check on a copy of the plan (PoliciesHealthy,
 //     Approved, Status.Policies capped at MaxRecordedPolicies, a
 //     HealthChanged event when health turns).
-//   - ListSelector, GroupByPlan and FieldManager for the operator: one
-//     list of every plan's policies, split by plan; one field manager for
-//     every server-side apply.
+//   - ListSelector and GroupByPlan for the operator: one list of every
+//     plan's policies, split by plan. Apply actions are meant for
+//     server-side apply under one field manager of the embedder's choosing
+//     (always the same one: fields a manager applied before and leaves out
+//     later are removed by the API server).
 //
 // # General approach
 //
