@@ -79,6 +79,13 @@ type eventRecord struct {
 // for a real request, and nothing in them tells the two apart: a refused
 // `kubectl scale --dry-run=server` is a violation like any other.
 //
+// Results: despite their reason, Kyverno also writes PolicyViolation
+// events with result pass, for the rules of a policy that passed while
+// another rule of the same policy failed (seen with the scope-guard rule
+// next to a failing template rule). They are returned as read, with their
+// result; a feed or ledger of what was blocked or audited keeps only fail,
+// warn and error (Query.Results).
+//
 // The events of policies not in idx are counted in Batch.Skipped. An event
 // that is not a PolicyViolation, or whose message has neither of Kyverno's
 // shapes, is counted in Batch.Unrecognized and reported in the returned
