@@ -28,13 +28,14 @@ for m in "${modules[@]}"; do
   (cd "$m" && go test -count=1 ./...)
 done
 
-# The HTML report rendered to PNG in headless Chromium (a person must be
-# able to read it). CI installs chromium and sets
+# The HTML report and the server's dashboard rendered to PNG in headless
+# Chromium (a person must be able to read them). CI installs chromium and sets
 # PROTECTIONPLANS_REQUIRE_CHROMIUM=1 so that the check can never be skipped
 # there; elsewhere it is skipped, loudly, when chromium is missing.
 step "chromium screenshot checks"
 if command -v chromium >/dev/null 2>&1; then
   go test -count=1 -tags chromium -run Screenshot ./report/
+  (cd examples && go test -count=1 -tags chromium -run Screenshot ./server/)
 elif [ "${PROTECTIONPLANS_REQUIRE_CHROMIUM:-}" = 1 ]; then
   echo "chromium is required but not installed (apt-get install -y chromium)"; exit 1
 else
