@@ -1,7 +1,8 @@
 // Command operator runs the protection plans lifecycle against a cluster:
 // it installs the ProtectionPlan CRD, and on the leader moves every plan
-// across its window edges, puts its Kyverno policies in place with
-// server-side apply, repairs drift, checkpoints violations and writes final
+// across its window edges, puts its policies in place with server-side
+// apply (Kyverno policies or native ValidatingAdmissionPolicies, by
+// --target), repairs drift, checkpoints violations and writes final
 // reports. See README.md and package operator.
 //
 //	go run ./operator --kubeconfig ~/.kube/config --reports-dir /var/lib/protectionplans/reports
@@ -47,7 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config")
-	fs.StringVar(&o.target, "target", string(render.TargetKyverno), "policy target: kyverno, kyverno-cel or vap (only kyverno is supported today)")
+	fs.StringVar(&o.target, "target", string(render.TargetKyverno), "policy target: kyverno (kyverno.io/v1 Policy), kyverno-cel (policies.kyverno.io/v1 NamespacedValidatingPolicy) or vap (ValidatingAdmissionPolicy and binding)")
 	fs.StringVar(&o.reportsDir, "reports-dir", "reports", "directory of the plans' ledgers and final reports")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader with a Lease: only the leader moves plans")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the pod's namespace)")

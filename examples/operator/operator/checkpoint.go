@@ -37,6 +37,14 @@ func (r *reconciler) checkpointDue(now time.Time) bool {
 // for a policy, rule and resource the ledger has no event-sourced violation
 // for (reports outlive events by far), so that a decision is not counted
 // twice, once per source.
+//
+// Per target: kyverno and kyverno-cel policies are namespaced and Kyverno
+// writes the events and reports of both in the policy's namespace (a
+// NamespacedValidatingPolicy's with an empty rule name). The vap target's
+// objects are cluster-scoped and the API server writes no event and no
+// report of their decisions (an enforced refusal goes to the client only;
+// an audited one to the audit log and to the client as a warning), so
+// nothing is listed for them and a vap plan's ledger stays empty.
 func (r *reconciler) checkpoint(ctx context.Context, w *world, planIDs []string) error {
 	if len(planIDs) == 0 || w.index.Len() == 0 {
 		return nil

@@ -37,7 +37,33 @@
 //     checkpoint and the final report in every format (reports.go).
 //
 // Every PROTECTION_PLAN_REPORT_CHECKPOINT_SEC the pass checkpoints the
-// plans' violations into their ledgers (checkpoint.go). Policies of plans
+// plans' violations into their ledgers (checkpoint.go).
+//
+// # Targets
+//
+// Config.Target (the command's --target) picks the kind of policy every
+// plan renders to, for the whole operator (Targets): kyverno (kyverno.io/v1
+// Policy, the default), kyverno-cel (policies.kyverno.io/v1
+// NamespacedValidatingPolicy) or vap (a ValidatingAdmissionPolicy and its
+// ValidatingAdmissionPolicyBinding, both cluster-scoped, named
+// <policy>.<namespace>). A pass lists the kinds render.KindsOf names,
+// cluster-wide, by the plan label; health, repairs and sweeps go through
+// package render's per-target functions (for vap the failure action is the
+// binding's validationActions). When the target's kinds are not served
+// (Kyverno or its CEL policy CRD not installed, the
+// admissionregistration.k8s.io/v1 policy API absent) an active plan fails
+// with reason PolicyAPIMissing and is retried on every tick.
+//
+// Violations come from Kyverno's PolicyViolation events and PolicyReports
+// for kyverno and kyverno-cel. A vap policy is enforced by the API server,
+// which records no event and no report: an audited request is recorded in
+// the API server's audit log (the
+// validation.policy.admission.k8s.io/validation_failure annotation) and
+// returned to the client as a warning ("Validation failed for
+// ValidatingAdmissionPolicy '<name>' with binding '<name>': <message>"),
+// an enforced refusal only to the client. A vap plan's ledger, feed and
+// final reports therefore hold no violations unless the embedder collects
+// the audit log. Policies of plans
 // that no longer exist are swept (health.Sweep), and so are their report
 // directories (no finalizer: deleting a plan is never blocked).
 //

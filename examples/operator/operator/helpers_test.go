@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -42,6 +44,7 @@ type fixture struct {
 	clock    *clocktesting.FakeClock
 	recorder *events.FakeRecorder
 	dir      string
+	target   render.Target
 
 	mu     sync.Mutex
 	writes []string
@@ -49,17 +52,50 @@ type fixture struct {
 
 type fixtureOption func(*fixtureConfig)
 
-type fixtureConfig struct{ noKyverno bool }
+type fixtureConfig struct {
+	target      render.Target
+	noPolicyAPI bool
+}
+
+// withTarget runs the fixture's operator with target t (default kyverno).
+func withTarget(t render.Target) fixtureOption { return func(c *fixtureConfig) { c.target = t } }
+
+// withoutPolicyAPI builds a fixture whose API server does not serve the
+// kinds of the fixture's target (the other targets' kinds are served).
+func withoutPolicyAPI() fixtureOption { return func(c *fixtureConfig) { c.noPolicyAPI = true } }
 
 // withoutKyverno builds a fixture whose API server does not serve
 // kyverno.io/v1.
-func withoutKyverno() fixtureOption { return func(c *fixtureConfig) { c.noKyverno = true } }
+func withoutKyverno() fixtureOption { return withoutPolicyAPI() }
+
+// targetKinds are the kinds a target renders, as the fake API server
+// serves them.
+func targetKinds(t *testing.T, target render.Target) []schema.GroupVersionKind {
+	t.Helper()
+	kinds, err := render.KindsOf(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kinds
+}
+
+// clusterScoped says whether a rendered kind is cluster-scoped: the vap
+// target's two kinds.
+func clusterScoped(gvk schema.GroupVersionKind) bool {
+	return gvk.Group == "admissionregistration.k8s.io"
+}
 
 func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixture {
 	t.Helper()
-	var fc fixtureConfig
+	fc := fixtureConfig{target: render.TargetKyverno}
 	for _, o := range opts {
 		o(&fc)
+	}
+	notServed := map[schema.GroupVersionKind]bool{}
+	if fc.noPolicyAPI {
+		for _, gvk := range targetKinds(t, fc.target) {
+			notServed[gvk] = true
+		}
 	}
 	s, err := Scheme()
 	if err != nil {
@@ -67,20 +103,36 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 	}
 	mapper := meta.NewDefaultRESTMapper(nil)
 	for gvk := range s.AllKnownTypes() {
+		list := gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "List"))
+		if notServed[gvk] || notServed[list] {
+			continue
+		}
 		scope := meta.RESTScopeNamespace
-		if gvk.Kind == "Namespace" || gvk.Kind == plan.Kind || gvk.Kind == "ProtectionPlanList" {
+		if gvk.Kind == "Namespace" || gvk.Kind == plan.Kind || gvk.Kind == "ProtectionPlanList" || clusterScoped(list) {
 			scope = meta.RESTScopeRoot
 		}
 		mapper.Add(gvk, scope)
 	}
-	if !fc.noKyverno {
-		mapper.Add(policyGVK, meta.RESTScopeNamespace)
-		mapper.Add(policyGVK.GroupVersion().WithKind("PolicyList"), meta.RESTScopeNamespace)
+	for _, target := range render.Targets() {
+		for _, gvk := range targetKinds(t, target) {
+			if notServed[gvk] {
+				continue
+			}
+			scope := meta.RESTScopeNamespace
+			if clusterScoped(gvk) {
+				scope = meta.RESTScopeRoot
+			}
+			if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+				continue // client-go's scheme knows it already
+			}
+			mapper.Add(gvk, scope)
+			mapper.Add(gvk.GroupVersion().WithKind(gvk.Kind+"List"), scope)
+		}
 	}
 	mapper.Add(PolicyReportListGVK.GroupVersion().WithKind("PolicyReport"), meta.RESTScopeNamespace)
 	mapper.Add(PolicyReportListGVK, meta.RESTScopeNamespace)
 
-	f := &fixture{t: t, clock: clocktesting.NewFakeClock(t0), recorder: events.NewFakeRecorder(1000), dir: t.TempDir()}
+	f := &fixture{t: t, target: fc.target, clock: clocktesting.NewFakeClock(t0), recorder: events.NewFakeRecorder(1000), dir: t.TempDir()}
 	count := func(verb string, obj client.Object) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -94,6 +146,18 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 		WithStatusSubresource(&plan.ProtectionPlan{}).
 		WithIndex(&corev1.Event{}, "reason", func(o client.Object) []string { return []string{o.(*corev1.Event).Reason} }).
 		WithInterceptorFuncs(interceptor.Funcs{
+			// The real client maps every kind through discovery: a list of
+			// a kind the API server does not serve fails before any
+			// request. The fake client does not consult its mapper there.
+			List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+				if u, ok := list.(*unstructured.UnstructuredList); ok {
+					gvk := u.GroupVersionKind()
+					if item := gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "List")); notServed[item] {
+						return &meta.NoKindMatchError{GroupKind: item.GroupKind(), SearchedVersions: []string{item.Version}}
+					}
+				}
+				return c.List(ctx, list, opts...)
+			},
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				count("create", obj)
 				return c.Create(ctx, obj, opts...)
@@ -119,16 +183,16 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 				// merge with: an apply is a create or a full update here.
 				u := applied(t, obj)
 				count("apply", u)
-				if !fc.noKyverno || u.GroupVersionKind() != policyGVK {
-					return applyAsReplace(ctx, c, u, obj)
+				if gvk := u.GroupVersionKind(); notServed[gvk] {
+					return &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
 				}
-				return &meta.NoKindMatchError{GroupKind: policyGVK.GroupKind(), SearchedVersions: []string{"v1"}}
+				return applyAsReplace(ctx, c, u, obj)
 			},
 		}).
 		Build()
 	f.r = &reconciler{
 		cfg: Config{
-			Target: render.TargetKyverno, ReportsDir: f.dir, Clock: f.clock,
+			Target: fc.target, ReportsDir: f.dir, Clock: f.clock,
 			Timing: plan.Config{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second},
 		},
 		c: f.c, reader: f.c, recorder: f.recorder, store: &store{dir: f.dir},
@@ -204,14 +268,62 @@ func (f *fixture) plan(name string) *plan.ProtectionPlan {
 	return p
 }
 
+// policies lists the policies of the fixture's target in namespace ns:
+// its Policies (kyverno), NamespacedValidatingPolicies (kyverno-cel), or
+// the ValidatingAdmissionPolicies named for ns (vap; their bindings are in
+// objects).
 func (f *fixture) policies(ns string) []unstructured.Unstructured {
 	f.t.Helper()
+	gvk := targetKinds(f.t, f.target)[0]
+	if !clusterScoped(gvk) {
+		return f.list(gvk, ns)
+	}
+	var out []unstructured.Unstructured
+	for _, u := range f.list(gvk, "") {
+		if strings.HasSuffix(u.GetName(), "."+ns) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// objects lists every object of the fixture's target, in every namespace
+// and cluster-wide, as "<Kind> <namespace>/<name>", sorted.
+func (f *fixture) objects() []string {
+	f.t.Helper()
+	var out []string
+	for _, gvk := range targetKinds(f.t, f.target) {
+		for _, u := range f.list(gvk, "") {
+			out = append(out, gvk.Kind+" "+u.GetNamespace()+"/"+u.GetName())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (f *fixture) list(gvk schema.GroupVersionKind, ns string) []unstructured.Unstructured {
+	f.t.Helper()
 	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(policyGVK.GroupVersion().WithKind("PolicyList"))
-	if err := f.c.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	var opts []client.ListOption
+	if ns != "" {
+		opts = append(opts, client.InNamespace(ns))
+	}
+	if err := f.c.List(context.Background(), list, opts...); err != nil {
 		f.t.Fatal(err)
 	}
 	return list.Items
+}
+
+// get reads one object of the fixture's target kinds.
+func (f *fixture) get(gvk schema.GroupVersionKind, ns, name string) *unstructured.Unstructured {
+	f.t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	if err := f.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, u); err != nil {
+		f.t.Fatal(err)
+	}
+	return u
 }
 
 func (f *fixture) policy(ns, name string) *unstructured.Unstructured {

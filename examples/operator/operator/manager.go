@@ -31,8 +31,8 @@ const LeaderElectionID = "protectionplans-operator.telark.io"
 
 // Config is what the operator needs besides a manager.
 type Config struct {
-	// Target is the kind of policy plans render to. Empty means
-	// render.TargetKyverno, the only target render supports today.
+	// Target is the kind of policy plans render to (one of Targets).
+	// Empty means render.TargetKyverno, the default of R-R5.
 	Target render.Target
 	// ReportsDir holds one directory per plan (named by the plan ID):
 	// ledger.json, health.json, observed.json and the final reports.
@@ -87,9 +87,16 @@ func (cfg Config) withDefaults() (Config, error) {
 
 // Targets are the render targets the operator runs with: those its
 // end-to-end tests (examples/e2e/matrix) prove against a real API server
-// and Kyverno. Package render may support more (kyverno-cel and vap
-// render today); the operator accepts them once the matrix runs them.
-var Targets = []render.Target{render.TargetKyverno}
+// and Kyverno, every one of render.Targets:
+//
+//   - kyverno: kyverno.io/v1 Policies, one per template and namespace;
+//   - kyverno-cel: policies.kyverno.io/v1 NamespacedValidatingPolicies,
+//     one per template and namespace;
+//   - vap: admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies
+//     and their bindings, cluster-scoped, one pair per template and
+//     namespace (render.VAPName), listed cluster-wide by label like the
+//     others. Violations: see the package documentation.
+var Targets = []render.Target{render.TargetKyverno, render.TargetKyvernoCEL, render.TargetVAP}
 
 // CheckTarget says whether the operator can run with target t: one of
 // render.Targets, rendered by package render, and in Targets.

@@ -437,13 +437,29 @@ func (r *reconciler) finalReport(ctx context.Context, s *step, w *world, trig re
 
 // livePolicyInfos lists live policies for a report, when the operator has
 // no record of the run's render (it restarted with a fresh reports
-// directory).
+// directory). A vap policy is two cluster-scoped objects of one name
+// (render.VAPName: <policy name>.<namespace>); it is listed once, by its
+// ValidatingAdmissionPolicy, with the namespace its name ends with, as
+// render.Policy names it.
 func livePolicyInfos(live []*unstructured.Unstructured) []report.PolicyInfo {
 	out := []report.PolicyInfo{}
 	for _, u := range live {
 		t, _ := render.TargetOf(u)
-		out = append(out, report.PolicyInfo{Namespace: u.GetNamespace(), Name: u.GetName(),
+		ns := u.GetNamespace()
+		if t == render.TargetVAP {
+			if u.GetKind() != vapKind {
+				continue // its binding
+			}
+			if i := strings.LastIndexByte(u.GetName(), '.'); i >= 0 {
+				ns = u.GetName()[i+1:]
+			}
+		}
+		out = append(out, report.PolicyInfo{Namespace: ns, Name: u.GetName(),
 			Template: u.GetLabels()[render.LabelTemplate], Target: string(t)})
 	}
 	return out
 }
+
+// vapKind is the kind of the vap target's policy object (its binding is
+// the other kind render.KindsOf(render.TargetVAP) names).
+const vapKind = "ValidatingAdmissionPolicy"

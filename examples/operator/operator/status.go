@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
@@ -75,11 +76,21 @@ func (r *reconciler) recordTimeline(p *plan.ProtectionPlan, evs []plan.TimelineE
 	}
 }
 
+// objectName names a policy object in events and logs: <namespace>/<name>
+// for a namespaced one, <Kind> <name> for a cluster-scoped one (the vap
+// target's ValidatingAdmissionPolicy and its binding share their name).
+func objectName(u *unstructured.Unstructured) string {
+	if ns := u.GetNamespace(); ns != "" {
+		return ns + "/" + u.GetName()
+	}
+	return u.GetKind() + " " + u.GetName()
+}
+
 // recordActions records what the pass wrote to the plan's policies.
 func (r *reconciler) recordActions(p *plan.ProtectionPlan, done []health.Action) {
 	byKind := map[health.ActionKind][]string{}
 	for _, a := range done {
-		byKind[a.Kind] = append(byKind[a.Kind], fmt.Sprintf("%s/%s (%s)", a.Object.GetNamespace(), a.Object.GetName(), a.Reason))
+		byKind[a.Kind] = append(byKind[a.Kind], fmt.Sprintf("%s (%s)", objectName(a.Object), a.Reason))
 	}
 	for _, k := range []health.ActionKind{health.Apply, health.PatchFailureAction, health.Delete} {
 		items := byKind[k]
