@@ -4,27 +4,42 @@ package matrix
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// TestCommand builds the operator command (examples/operator) and runs it
-// against the cluster with its flags, as a second replica: it installs the
-// CRD, serves its probes and metrics on loopback, stays standby while the
-// in-process operator leads (same Lease), and stops cleanly on SIGTERM.
-func TestCommand(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "operator")
-	build := exec.Command("go", "build", "-o", bin, "../../operator")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+// The operator command, built once for the package's runs.
+var (
+	buildOnce   sync.Once
+	operatorBin string
+	buildErr    error
+)
+
+// testCommand builds the operator command (examples/operator) and runs it
+// against the cluster with its flags (--target of the run), as a second
+// replica: it installs the CRD, serves its probes and metrics on loopback,
+// stays standby while the in-process operator leads (same Lease), and
+// stops cleanly on SIGTERM.
+func testCommand(t *testing.T) {
+	buildOnce.Do(func() {
+		operatorBin = filepath.Join(s.env.Dir, "operator-command") // removed with the harness's directory
+		if out, err := exec.Command("go", "build", "-o", operatorBin, "../../operator").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
+	bin := operatorBin
 	mport, err := freePort()
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +51,7 @@ func TestCommand(t *testing.T) {
 	var out bytes.Buffer
 	cmd := exec.Command(bin,
 		"--kubeconfig="+s.env.KubeconfigPath,
-		"--target=kyverno",
+		"--target="+string(tgt.target),
 		"--reports-dir="+t.TempDir(),
 		"--leader-elect=true",
 		"--leader-election-namespace="+leaseNamespace,
@@ -78,9 +93,13 @@ func TestCommand(t *testing.T) {
 		code, body := get(hport, "/readyz")
 		return body, code == http.StatusOK
 	})
-	if code, body := get(mport, "/metrics"); code != http.StatusOK || !strings.Contains(body, "protectionplans_tick_duration_seconds") {
-		t.Errorf("metrics: %d, protectionplans metrics present: %v", code, strings.Contains(body, "protectionplans_"))
-	}
+	// The metrics server starts on its own, not necessarily before the
+	// probes answer.
+	waitFor(t, 10*time.Second, "the command's /metrics", func() (string, bool) {
+		code, body := get(mport, "/metrics")
+		return fmt.Sprintf("metrics: %d, protectionplans metrics present: %v", code, strings.Contains(body, "protectionplans_")),
+			code == http.StatusOK && strings.Contains(body, "protectionplans_tick_duration_seconds")
+	})
 	time.Sleep(2 * tick)
 	if strings.Contains(out.String(), "leading: reconciling plans") {
 		t.Errorf("the command leads while the in-process operator holds the Lease:\n%s", out.String())
@@ -97,5 +116,5 @@ func TestCommand(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the command did not stop within 30 s of SIGTERM\n%s", out.String())
 	}
-	t.Logf("the operator command started (CRD applied, /readyz and /metrics on 127.0.0.1), stayed standby, stopped on SIGTERM")
+	t.Logf("the operator command with --target=%s started (CRD applied, /readyz and /metrics on 127.0.0.1), stayed standby, stopped on SIGTERM", tgt.target)
 }

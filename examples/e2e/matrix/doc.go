@@ -1,33 +1,64 @@
 // Package matrix holds the end-to-end tests of the operator example
 // (examples/operator) against a real kube-apiserver with a real Kyverno
-// (examples/e2e/harness), behind the build tag e2e:
+// (examples/e2e/harness), behind the build tag e2e, for each render target:
 //
 //	cd examples && PROTECTIONPLANS_E2E_ASSETS=$(../hack/e2e/build.sh | tail -1)/bin \
 //	    go test -tags e2e -p 1 ./e2e/matrix/ -v
 //
-// One control plane, one Kyverno and one operator (in-process, ticking every
-// 2 s) serve every test of the package (TestMain). What they prove:
+// One control plane and one Kyverno serve every test of the package
+// (TestMain). TestKyverno, TestKyvernoCEL and TestVAP run one after the
+// other (targets_e2e_test.go): each starts the operator in-process with
+// --target (ticking every 2 s), runs the subtests below on objects of its
+// own (namespaces, plans and applications prefixed "", "cel-", "vap-"),
+// then deletes its plans, waits until the operator swept their policies,
+// and stops the operator. One operator at a time: a plan carries no
+// target, so operators of two targets would fight over the same plans.
 //
-//   - the matrix (matrix_e2e_test.go): every template of the catalog, in
-//     enforce and audit, namespaces and applications scope, with kind and
-//     resource exclusions, through every door (kubectl scale, the /scale
-//     subresource, spec.replicas, kubectl set image on every workload kind and
-//     Pods incl. init containers, kubectl debug, ConfigMap and Secret edits and
-//     deletes, PVC create, delete and resize, rollout restart, create,
-//     delete, labels), each answer of Kyverno compared with render.Explain
-//     policy by policy; audited changes found in the plans' ledgers;
-//   - the lifecycle (lifecycle_e2e_test.go, health_e2e_test.go): window
-//     edges, cancel, approval, a failed plan retried, drift repaired within
-//     a tick, final reports, leader election; no write by the operator in
-//     the steady state (TestMatrix counts them while the matrix runs);
-//   - the command itself (command_e2e_test.go), the metrics and loopback-only
-//     listeners (metrics_e2e_test.go);
-//   - a known library bug and its proposed fix (known_bug_e2e_test.go).
+//   - lifecycle: window edges, cancel, approval, a failure retried, drift
+//     repaired within a tick (a policy deleted, its failure action flipped
+//     — for vap the binding's validationActions —, a rule edited under an
+//     intact hash, a stray object), leader election (kyverno run only);
+//   - matrix: every template of the catalog, in enforce and audit,
+//     namespaces and applications scope (every template, scaling and
+//     all-writes included), with kind and resource exclusions (a
+//     Deployment and its /scale), through every door (kubectl scale, the
+//     /scale subresource, spec.replicas, kubectl set image on every
+//     workload kind and Pods incl. init containers, kubectl debug, ConfigMap
+//     and Secret edits and deletes, PVC create, delete and resize, rollout
+//     restart, create, delete, labels, and the scope guard's doors: an
+//     application's label removed, or changed to another application's),
+//     three answers compared per template: the intended table, render.Explain
+//     for the target, and the live admission chain. How the live answer is
+//     read, per target: kyverno, Kyverno's refusal (one webhook, every
+//     refusing policy listed) and its PolicyViolation events for audits;
+//     kyverno-cel, Kyverno's events for both (every policy has a webhook of
+//     its own and the API server's refusal quotes the first that denied,
+//     which must be one of them); vap, the API server's
+//     apiserver_validating_admission_policy_check_total counters for
+//     refusals (its refusal quotes the first denying policy only) and the
+//     warnings the request returned for audits (the kubectl "Warning:"
+//     lines, or the client's warning handler), which the counters must
+//     match. Then the violations in the plans' ledgers and feed with
+//     Explain's messages (under vap: none, and the test checks that no
+//     event, report or ledger entry exists), and no write by the operator
+//     in the steady state;
+//   - metrics (every counter moved during the run), loopback-only
+//     listeners, and the operator command with --target as a standby
+//     replica.
 //
-// Files: main_e2e_test.go starts everything and counts the operator's
-// writes; objects_ and doors_ define the fixtures and the doors; answers_
-// reads Kyverno's refusals and events; results_ prints the table, checks
-// the ledgers and records fixtures (PROTECTIONPLANS_RECORD_FIXTURES=1).
-// The package has no code outside its tests; fixtures_test.go (no tag)
-// checks the fixtures it records for package violations.
+// TestAdmissionLatency (latency_e2e_test.go) measures what the policies
+// of each target cost at admission, without an operator: interleaved
+// server dry-run PATCHes in and out of scope, against a baseline no
+// webhook reaches, next to one hand-written policy per target doing the
+// same checks (testdata/handwritten). 200 requests per cell by default;
+// PROTECTIONPLANS_E2E_LATENCY=1 runs 1,200.
+//
+// Files: main_e2e_test.go starts the harness and the operators and counts
+// their writes; targets_ names the targets and runs them; objects_ and
+// doors_ define the fixtures and the doors; answers_ reads refusals,
+// warnings, counters and events; results_ prints the tables, checks the
+// ledgers and records fixtures (PROTECTIONPLANS_RECORD_FIXTURES=1 records
+// the kyverno-cel run, =kyverno the kyverno run, =all both). The package
+// has no code outside its tests; fixtures_test.go (no tag) checks the
+// fixtures it records for package violations.
 package matrix

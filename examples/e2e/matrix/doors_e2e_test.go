@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -40,8 +42,18 @@ type door struct {
 	// run makes the change; dry asks for a server dry-run.
 	run func(ctx context.Context, x *runner, ns, name string, o objSet, dry bool) error
 	// change is the admission request the change is, from the object as it
-	// was before (nil for a create).
-	change func(old map[string]any) change
+	// was before (nil for a create); changeSet is the same for a change
+	// that depends on the object set (the relabel door).
+	change    func(old map[string]any) change
+	changeSet func(o objSet, old map[string]any) change
+}
+
+// changeOf is the admission request of the door on set o.
+func (d door) changeOf(o objSet, old map[string]any) change {
+	if d.changeSet != nil {
+		return d.changeSet(o, old)
+	}
+	return d.change(old)
 }
 
 // change is what an admission request says about a change.
@@ -115,6 +127,17 @@ var doors = []door{
 	{id: "label-deployment", how: "PATCH deployment: add a label", base: "d-label", gvk: gvkDeployment,
 		build: objSet.deploymentObj, run: mergePatch(gvkDeployment, `{"metadata":{"labels":{"touched":"yes"}}}`),
 		change: update(func(o map[string]any) { set(o, "yes", "metadata", "labels", "touched") })},
+	{id: "unlabel-deployment", how: "PATCH deployment: remove app.kubernetes.io/instance", base: "d-unlabel", gvk: gvkDeployment,
+		build: objSet.deploymentObj, run: mergePatch(gvkDeployment, `{"metadata":{"labels":{"`+plan.InstanceLabel+`":null}}}`),
+		change: update(func(o map[string]any) {
+			labels, _ := lookup(o, "metadata", "labels").(map[string]any)
+			delete(labels, plan.InstanceLabel)
+		})},
+	{id: "relabel-deployment", how: "PATCH deployment: app.kubernetes.io/instance set to another application", base: "d-relabel", gvk: gvkDeployment,
+		build: objSet.deploymentObj, run: relabel,
+		changeSet: func(s objSet, old map[string]any) change {
+			return update(func(o map[string]any) { set(o, s.peer, "metadata", "labels", plan.InstanceLabel) })(old)
+		}},
 	{id: "configmap-edit", how: "PATCH configmap data", base: "cm-edit", gvk: gvkConfigMap,
 		build: objSet.configMapObj, run: mergePatch(gvkConfigMap, `{"data":{"k":"v2"}}`),
 		change: update(func(o map[string]any) { set(o, "v2", "data", "k") })},
@@ -186,8 +209,15 @@ func kubectlRun(verb string, args ...string) func(context.Context, *runner, stri
 		if dry {
 			full = append(full, "--dry-run=server")
 		}
-		_, _, err := x.s.env.Kubectl(ctx, full...)
-		return err
+		_, stderr, err := x.s.env.Kubectl(ctx, full...)
+		if w, ok := ctx.Value(warningsKey{}).(*warnings); ok {
+			for _, line := range strings.Split(stderr, "\n") {
+				if text, ok := strings.CutPrefix(line, "Warning: "); ok {
+					w.add(text)
+				}
+			}
+		}
+		return err // it carries kubectl's stderr
 	}
 }
 
@@ -229,6 +259,12 @@ func scaleSubresource(replicas int32) func(context.Context, *runner, string, str
 		}
 		return x.s.c.SubResource("scale").Update(ctx, d, opts...)
 	}
+}
+
+// relabel moves the object to the set's peer application.
+func relabel(ctx context.Context, x *runner, ns, name string, o objSet, dry bool) error {
+	patch := `{"metadata":{"labels":{"` + plan.InstanceLabel + `":"` + o.peer + `"}}}`
+	return mergePatch(gvkDeployment, patch)(ctx, x, ns, name, o, dry)
 }
 
 func reorderContainers(ctx context.Context, x *runner, ns, name string, _ objSet, dry bool) error {

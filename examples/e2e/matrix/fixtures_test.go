@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,13 +16,22 @@ import (
 )
 
 // The matrix-* fixtures in violations/testdata/kyverno-1.19.1 were recorded
-// by TestMatrix (PROTECTIONPLANS_RECORD_FIXTURES=1) from a real Kyverno
-// 1.19.1 enforcing the operator's rendered policies. This test, which needs
-// no cluster, checks that package violations reads every one of them and
-// attributes each recorded decision to its plan and template, as the
-// operator's checkpoints do.
+// by the end-to-end matrix (PROTECTIONPLANS_RECORD_FIXTURES) from a real
+// Kyverno 1.19.1 enforcing the operator's rendered policies: kyverno.io/v1
+// Policies (matrix-cases.json, namespaces mx-*) and policies.kyverno.io/v1
+// NamespacedValidatingPolicies (matrix-cel-cases.json, namespaces
+// cel-mx-*). This test, which needs no cluster, checks that package
+// violations reads every one of them and attributes each recorded
+// decision to its plan and template, with its message, as the operator's
+// checkpoints do.
 
 const recorded = "../../../violations/testdata/kyverno-1.19.1"
+
+// recordings are the case files, by target.
+var recordings = []struct{ target, cases string }{
+	{"kyverno", "matrix-cases.json"},
+	{"kyverno-cel", "matrix-cel-cases.json"},
+}
 
 type recordedCase struct {
 	Namespace string            `json:"namespace"`
@@ -29,9 +39,11 @@ type recordedCase struct {
 	Mode      string            `json:"mode"`
 	Door      string            `json:"door"`
 	Object    string            `json:"object"`
+	DryRun    bool              `json:"dryRun"`
 	Blocked   []string          `json:"blocked"`
 	Audited   []string          `json:"audited"`
 	Messages  map[string]string `json:"messages"`
+	Refusal   string            `json:"refusal"`
 }
 
 func readRecorded(t *testing.T, name string, v any) {
@@ -46,11 +58,19 @@ func readRecorded(t *testing.T, name string, v any) {
 }
 
 func TestRecordedMatrixFixtures(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(recorded, "matrix-cases.json")); err != nil {
-		t.Skip("no matrix fixtures recorded")
+	for _, rec := range recordings {
+		t.Run(rec.target, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join(recorded, rec.cases)); err != nil {
+				t.Skip("no matrix fixtures recorded for " + rec.target)
+			}
+			testRecording(t, rec.target, rec.cases)
+		})
 	}
+}
+
+func testRecording(t *testing.T, target, casesFile string) {
 	var cases []recordedCase
-	readRecorded(t, "matrix-cases.json", &cases)
+	readRecorded(t, casesFile, &cases)
 	byNS := map[string][]recordedCase{}
 	for _, c := range cases {
 		byNS[c.Namespace] = append(byNS[c.Namespace], c)
@@ -62,6 +82,9 @@ func TestRecordedMatrixFixtures(t *testing.T) {
 			var objs []*unstructured.Unstructured
 			for i := range pols.Items {
 				objs = append(objs, &pols.Items[i])
+				if k := pols.Items[i].GetKind(); k != map[string]string{"kyverno": "Policy", "kyverno-cel": "NamespacedValidatingPolicy"}[target] {
+					t.Errorf("a %s in the %s recording", k, target)
+				}
 			}
 			idx := violations.IndexPolicies(objs)
 			if idx.Len() == 0 {
@@ -84,33 +107,57 @@ func TestRecordedMatrixFixtures(t *testing.T) {
 			}
 			var reps struct{ Items []*unstructured.Unstructured }
 			readRecorded(t, "matrix-policyreports-"+ns+".json", &reps)
-			if _, err := violations.FromPolicyReports(idx, reps.Items); err != nil {
+			fromReports, err := violations.FromPolicyReports(idx, reps.Items)
+			if err != nil {
 				t.Errorf("FromPolicyReports: %v", err)
 			}
 			// Every decision of the matrix is in the events, with its
-			// plan, template and message.
+			// plan, template and message. (A policy that failed on two
+			// rules, e.g. all-writes and its scope guard, also has an
+			// event for the second rule: one of the template's events
+			// must carry Explain's message.)
 			type key struct{ tmpl, object string }
-			got := map[key]violations.Violation{}
+			got := map[key][]violations.Violation{}
 			for _, v := range b.Violations {
 				if v.Result == violations.ResultFail {
-					got[key{v.Template, v.Resource.Name}] = v
+					k := key{v.Template, v.Resource.Name}
+					got[k] = append(got[k], v)
 				}
 			}
 			n := 0
 			for _, c := range cs {
 				for _, tmpl := range slices.Concat(c.Blocked, c.Audited) {
 					n++
-					v, ok := got[key{tmpl, c.Object}]
-					switch {
-					case !ok:
-						t.Errorf("%s on %s: no %s violation read", c.Door, c.Object, tmpl)
-					case v.Plan != c.Plan || v.Blocked != slices.Contains(c.Blocked, tmpl) || v.Message != c.Messages[tmpl]:
+					vs := got[key{tmpl, c.Object}]
+					blocked := slices.Contains(c.Blocked, tmpl)
+					if !slices.ContainsFunc(vs, func(v violations.Violation) bool {
+						return v.Plan == c.Plan && v.Blocked == blocked && v.Message == c.Messages[tmpl]
+					}) {
 						t.Errorf("%s on %s (%s): read %+v, want plan %s, blocked %v, message %q",
-							c.Door, c.Object, tmpl, v, c.Plan, slices.Contains(c.Blocked, tmpl), c.Messages[tmpl])
+							c.Door, c.Object, tmpl, vs, c.Plan, blocked, c.Messages[tmpl])
 					}
 				}
 			}
-			t.Logf("%d events -> %d violations (%d decisions of the matrix), %d reports", len(evs.Items), len(b.Violations), n, len(reps.Items))
+			// A report's fail result is an audited decision of a real
+			// request, with its message.
+			fails := 0
+			for _, v := range fromReports.Violations {
+				if v.Result != violations.ResultFail {
+					continue
+				}
+				fails++
+				if !slices.ContainsFunc(cs, func(c recordedCase) bool {
+					return !c.DryRun && slices.Contains(c.Audited, v.Template) && c.Messages[v.Template] == v.Message &&
+						(c.Object == v.Resource.Name || v.Resource.Kind == "Scale")
+				}) {
+					t.Errorf("report result %s on %s %s: %q matches no audited real request of the recording", v.Template, v.Resource.Kind, v.Resource.Name, v.Message)
+				}
+			}
+			if target == "kyverno-cel" && strings.Contains(ns, "-audit") && fails == 0 {
+				t.Errorf("no fail result in the PolicyReports of %s", ns)
+			}
+			t.Logf("%d events -> %d violations (%d decisions of the matrix), %d reports with %d fail results",
+				len(evs.Items), len(b.Violations), n, len(reps.Items), fails)
 		})
 	}
 }

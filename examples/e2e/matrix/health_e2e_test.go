@@ -12,20 +12,24 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 )
 
-// testHealthRepairs (a subtest of TestLifecycle) breaks a healthy plan's
-// policies four ways and times each repair.
+// testHealthRepairs (a subtest of testLifecycle) breaks a healthy plan's
+// policies four ways and times each repair, with the target under test:
+// a policy deleted by hand (for vap, the ValidatingAdmissionPolicy), its
+// failure action flipped to audit (for vap, the binding's
+// validationActions), a rule edited under an intact hash annotation, a
+// stray object carrying the plan's label.
 func testHealthRepairs(t *testing.T) {
 	t.Parallel()
-	const ns, id = "lc-health", "lc-health"
+	ns, id := tgt.id("lc-health"), tgt.id("lc-health")
 	lifecycleNamespace(t, ns)
 	p := matrixPlan(id, "Lifecycle health", plan.ModeEnforce, plan.Scope{Namespaces: []string{ns}}, plan.Exclusions{}, "scaling", "image-change")
 	if err := s.c.Create(t.Context(), p); err != nil {
@@ -38,27 +42,49 @@ func testHealthRepairs(t *testing.T) {
 	}
 	waitFor(t, time.Minute, "the plan healthy", healthy)
 	ctx := t.Context()
-	scalingName, imageName := render.PolicyName(id, "scaling"), render.PolicyName(id, "image-change")
-	get := func(name string) (*unstructured.Unstructured, error) {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(harness.PolicyGVK)
-		return u, s.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, u)
+	objNS := ns // the namespace of the target's objects
+	if tgt.vap() {
+		objNS = ""
 	}
-	mustGet := func(name string) *unstructured.Unstructured {
-		u, err := get(name)
+	scalingName, imageName := tgt.policyName(id, "scaling", ns), tgt.policyName(id, "image-change", ns)
+	getKind := func(gvk schema.GroupVersionKind, name string) (*unstructured.Unstructured, error) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u, s.c.Get(ctx, types.NamespacedName{Namespace: objNS, Name: name}, u)
+	}
+	get := func(name string) (*unstructured.Unstructured, error) { return getKind(tgt.policyKind(), name) }
+	mustGet := func(gvk schema.GroupVersionKind, name string) *unstructured.Unstructured {
+		u, err := getKind(gvk, name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return u
 	}
-	intact := func(name string) (string, bool) {
-		u, err := get(name)
+	// holder is the kind of object carrying the failure action: the
+	// binding under vap.
+	holder := tgt.kinds[len(tgt.kinds)-1]
+	intact := func(gvk schema.GroupVersionKind, name string) (string, bool) {
+		u, err := getKind(gvk, name)
 		if err != nil {
 			return err.Error(), false
 		}
 		h, err := render.HashOf(u)
-		mode, _ := render.FailureAction(u)
-		return fmt.Sprint(h, mode), err == nil && h == u.GetAnnotations()[render.AnnotationRenderHash] && mode == plan.ModeEnforce
+		ok := err == nil && h == u.GetAnnotations()[render.AnnotationRenderHash]
+		if gvk == holder {
+			mode, _ := render.FailureAction(u)
+			ok = ok && mode == plan.ModeEnforce
+		}
+		return fmt.Sprint(h, err), ok
+	}
+	// The hand edits, as a person would write them for each target.
+	auditPatch := map[render.Target]string{
+		render.TargetKyverno:    `{"spec":{"validationFailureAction":"Audit"}}`,
+		render.TargetKyvernoCEL: `{"spec":{"validationActions":["Audit"]}}`,
+		render.TargetVAP:        `{"spec":{"validationActions":["Audit","Warn"]}}`,
+	}[tgt.target]
+	messagePath := "/spec/validations/0/message"
+	if tgt.target == render.TargetKyverno {
+		messagePath = "/spec/rules/0/validate/message"
 	}
 	limit := tick + 2*time.Second // one tick, plus the API round trips
 	type repair struct {
@@ -75,7 +101,7 @@ func testHealthRepairs(t *testing.T) {
 	}
 
 	// 1. A policy deleted by hand.
-	old := mustGet(scalingName)
+	old := mustGet(tgt.policyKind(), scalingName)
 	if err := s.c.Delete(ctx, old); err != nil {
 		t.Fatal(err)
 	}
@@ -84,21 +110,25 @@ func testHealthRepairs(t *testing.T) {
 		return fmt.Sprint(err), err == nil && u.GetUID() != old.GetUID()
 	}))
 
-	// 2. Its failure action edited (Enforce -> Audit).
-	if err := s.c.Patch(ctx, mustGet(imageName), client.RawPatch(types.MergePatchType, []byte(`{"spec":{"validationFailureAction":"Audit"}}`))); err != nil {
+	// 2. Its failure action edited (enforce -> audit).
+	edited := mustGet(holder, imageName)
+	if err := s.c.Patch(ctx, edited, client.RawPatch(types.MergePatchType, []byte(auditPatch))); err != nil {
 		t.Fatal(err)
 	}
-	check("failure action edited", waitFor(t, 3*tick, "the failure action patched back", func() (string, bool) { return intact(imageName) }))
+	if mode, _ := render.FailureAction(edited); mode != plan.ModeAudit {
+		t.Fatalf("the hand edit %s of %s %s reads as %s", auditPatch, holder.Kind, imageName, mode)
+	}
+	check("failure action edited", waitFor(t, 3*tick, "the failure action patched back", func() (string, bool) { return intact(holder, imageName) }))
 
 	// 3. A rule edited under an intact hash annotation.
-	if err := s.c.Patch(ctx, mustGet(scalingName), client.RawPatch(types.JSONPatchType,
-		[]byte(`[{"op":"replace","path":"/spec/rules/0/validate/message","value":"edited by hand"}]`))); err != nil {
+	if err := s.c.Patch(ctx, mustGet(tgt.policyKind(), scalingName), client.RawPatch(types.JSONPatchType,
+		[]byte(`[{"op":"replace","path":"`+messagePath+`","value":"edited by hand"}]`))); err != nil {
 		t.Fatal(err)
 	}
-	check("rule edited under an intact hash", waitFor(t, 3*tick, "the rule re-applied", func() (string, bool) { return intact(scalingName) }))
+	check("rule edited under an intact hash", waitFor(t, 3*tick, "the rule re-applied", func() (string, bool) { return intact(tgt.policyKind(), scalingName) }))
 
 	// 4. A stray policy carrying the plan's label.
-	stray := mustGet(scalingName).DeepCopy()
+	stray := mustGet(tgt.policyKind(), scalingName).DeepCopy()
 	stray.SetName(id + "-stray")
 	stray.SetResourceVersion("")
 	stray.SetUID("")
@@ -114,7 +144,7 @@ func testHealthRepairs(t *testing.T) {
 	}))
 
 	for _, r := range repairs {
-		t.Logf("health: %s: repaired in %s (tick %s)", r.what, r.took.Round(time.Millisecond), tick)
+		t.Logf("health (%s): %s: repaired in %s (tick %s)", tgt.target, r.what, r.took.Round(time.Millisecond), tick)
 	}
 	// The operator said so on the plan: Kubernetes events and the timeline.
 	waitFor(t, 10*time.Second, "the repair events on the plan", func() (string, bool) {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +27,7 @@ import (
 	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
 )
 
 // tick is the operator's tick in these tests (PROTECTION_PLAN_TICK_INTERVAL_SEC).
@@ -39,11 +41,22 @@ const checkpointEvery = 10 * time.Second
 const leaseNamespace = "protectionplans-system"
 
 // suite is what every test of the package shares: one control plane with
-// Kyverno, one client, one operator running in this process.
+// Kyverno and one admin client. The operator runs per target (runTarget):
+// run is the current one.
 type suite struct {
 	env *harness.Env
-	// c is an admin client that knows ProtectionPlan.
+	// c is an admin client that knows ProtectionPlan. The warnings the API
+	// server returns to its requests go to the collector in the request's
+	// context (withWarnings), if any.
 	c client.Client
+	// run is the operator of the target being tested, nil between targets.
+	run     *opRun
+	started time.Time
+}
+
+// opRun is one operator, with one target, running in this process.
+type opRun struct {
+	target render.Target
 	// op is the operator, mgr its manager; writes counts every write
 	// request the operator's process sends (all its clients share one
 	// rest.Config, wrapped).
@@ -54,7 +67,7 @@ type suite struct {
 	reportsDir string
 	// metricsAddr serves the operator's metrics.
 	metricsAddr string
-	started     time.Time
+	stop        func() error
 }
 
 var s *suite
@@ -88,46 +101,83 @@ func run(m *testing.M) (code int) {
 	}()
 	fmt.Printf("control plane + Kyverno ready in %s (dir %s)\n", time.Since(start).Round(time.Millisecond), env.Dir)
 
-	st, stop, err := startSuite(ctx, env)
+	st, err := newSuite(ctx, env)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the operator:", err)
+		fmt.Fprintln(os.Stderr, "setting up:", err)
 		return 1
 	}
 	s = st
-	fmt.Printf("operator leading and reconciling %s after start\n", time.Since(start).Round(time.Millisecond))
 	code = m.Run()
-	if err := stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the operator:", err)
-		code = 1
-	}
 	fmt.Printf("e2e run: %s in all\n", time.Since(start).Round(time.Second))
 	return code
 }
 
-// startSuite starts the operator in this process against env: leader
-// election on, a 2 s tick, metrics and probes on loopback ports chosen now.
-func startSuite(ctx context.Context, env *harness.Env) (*suite, func() error, error) {
+// newSuite makes the admin client and the operator's lease namespace.
+func newSuite(ctx context.Context, env *harness.Env) (*suite, error) {
 	scheme, err := operator.Scheme()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	c, err := client.New(env.Config, client.Options{Scheme: scheme})
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WarningHandlerWithContext = warningCollector{}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, nil, err
+		return nil, err
 	}
-	st := &suite{env: env, c: c, reportsDir: filepath.Join(env.Dir, "reports"), writes: &writeCounter{}, started: time.Now()}
-	mgr, op, err := newOperator(env, st.reportsDir, st.writes, filepath.Join(env.Dir, "operator.log"), &st.metricsAddr)
+	return &suite{env: env, c: c, started: time.Now()}, nil
+}
+
+// warnings collects the warnings of the requests made with its context.
+type warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+type warningsKey struct{}
+
+// withWarnings returns a context whose requests' warnings go to w.
+func withWarnings(ctx context.Context, w *warnings) context.Context {
+	return context.WithValue(ctx, warningsKey{}, w)
+}
+
+func (w *warnings) all() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.list)
+}
+
+func (w *warnings) add(text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, text)
+}
+
+// warningCollector is the admin client's warning handler.
+type warningCollector struct{}
+
+func (warningCollector) HandleWarningHeaderWithContext(ctx context.Context, code int, _ string, text string) {
+	if w, ok := ctx.Value(warningsKey{}).(*warnings); ok && code == 299 {
+		w.add(text)
+	}
+}
+
+// startOperator starts the operator in this process with target: leader
+// election on, a 2 s tick, metrics and probes on loopback ports chosen now.
+// It becomes s.run until stopOperator.
+func startOperator(ctx context.Context, target render.Target, dir string) (*opRun, error) {
+	r := &opRun{target: target, reportsDir: filepath.Join(dir, "reports"), writes: &writeCounter{}}
+	mgr, op, err := newOperator(s.env, target, r.reportsDir, r.writes, filepath.Join(dir, "operator.log"), &r.metricsAddr)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	st.op, st.mgr = op, mgr
+	r.op, r.mgr = op, mgr
 	opCtx, opCancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- op.Run(opCtx) }()
-	stop := func() error {
+	r.stop = func() error {
 		opCancel()
 		select {
 		case err := <-done:
@@ -140,28 +190,28 @@ func startSuite(ctx context.Context, env *harness.Env) (*suite, func() error, er
 	select {
 	case <-mgr.Elected():
 	case err := <-done:
-		return nil, nil, fmt.Errorf("the operator stopped: %v", err)
+		return nil, fmt.Errorf("the operator stopped: %v", err)
 	case <-deadline:
-		_ = stop()
-		return nil, nil, fmt.Errorf("the operator was not elected within 2 minutes")
+		_ = r.stop()
+		return nil, fmt.Errorf("the operator was not elected within 2 minutes")
 	}
 	for op.Passes() == 0 {
 		select {
 		case err := <-done:
-			return nil, nil, fmt.Errorf("the operator stopped: %v", err)
+			return nil, fmt.Errorf("the operator stopped: %v", err)
 		case <-deadline:
-			_ = stop()
-			return nil, nil, fmt.Errorf("the operator made no pass within 2 minutes")
+			_ = r.stop()
+			return nil, fmt.Errorf("the operator made no pass within 2 minutes")
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return st, stop, nil
+	return r, nil
 }
 
 // newOperator builds an operator as cmd/operator does, with
 // plan.LoadConfig reading the test's environment: tick 2 s, checkpoints
 // every 10 s. Every request of its clients goes through w.
-func newOperator(env *harness.Env, reportsDir string, w *writeCounter, logPath string, metricsAddr *string) (manager.Manager, *operator.Operator, error) {
+func newOperator(env *harness.Env, target render.Target, reportsDir string, w *writeCounter, logPath string, metricsAddr *string) (manager.Manager, *operator.Operator, error) {
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &countingTransport{next: rt, w: w} })
 	timing, err := plan.LoadConfig(func(k string) (string, bool) {
@@ -203,6 +253,7 @@ func newOperator(env *harness.Env, reportsDir string, w *writeCounter, logPath s
 		fmt.Fprintln(logFile, time.Now().Format("15:04:05.000"), prefix, args)
 	}, funcr.Options{Verbosity: 1})
 	op, err := operator.New(operator.Config{
+		Target:     target,
 		ReportsDir: reportsDir,
 		Timing:     timing,
 		InstallCRD: true,

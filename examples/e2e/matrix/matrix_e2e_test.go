@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -35,8 +34,12 @@ type scope struct {
 	// ("o-") belonging to another application.
 	sets []objSet
 	// dry runs the doors as server dry-runs where they can be. The audit
-	// scopes make real requests: their objects are theirs alone, and only
-	// real requests leave PolicyReports (recorded as fixtures).
+	// scopes make real requests (kyverno, kyverno-cel): their objects are
+	// theirs alone, and only real requests leave PolicyReports (recorded
+	// as fixtures). Under vap they make dry-runs too: a real create,
+	// delete or relabel changes an application's members, which the vap
+	// render names (the /scale of members), so the operator would rightly
+	// re-render during the steady-state check; and vap leaves no report.
 	dry bool
 }
 
@@ -56,7 +59,7 @@ func matrixPlan(id, display string, mode plan.Mode, sc plan.Scope, ex plan.Exclu
 		TypeMeta:   metav1.TypeMeta{APIVersion: plan.GroupVersion.String(), Kind: plan.Kind},
 		ObjectMeta: metav1.ObjectMeta{Name: id, Annotations: map[string]string{operator.CreatedByAnnotation: "e2e-author"}},
 		Spec: plan.Spec{
-			Name: display, Description: "end-to-end matrix", Scope: sc, Exclusions: ex,
+			Name: display + tgt.suffix, Description: "end-to-end matrix", Scope: sc, Exclusions: ex,
 			Window: window.Spec{Type: window.Permanent}, Mode: mode,
 		},
 	}
@@ -66,48 +69,46 @@ func matrixPlan(id, display string, mode plan.Mode, sc plan.Scope, ex plan.Exclu
 	return p
 }
 
-// appTemplates are the templates the applications scopes of the matrix
-// use: every template but scaling and all-writes, whose /scale rules
-// Kyverno refuses for an application selected by one label (a library bug:
-// see TestKnownBug_ApplicationScaleRules, which covers them).
-func appTemplates() []string {
-	return slices.DeleteFunc(catalogNames(), func(n string) bool { return n == "scaling" || n == "all-writes" })
-}
-
+// matrixScopes are the scopes of the target under test (tgt): namespaces,
+// plan IDs and applications carry its prefix.
 func matrixScopes() []scope {
 	all := catalogNames()
-	nsScope := func(ns string) plan.Scope { return plan.Scope{Namespaces: []string{ns}} }
-	appScope := func(app string) plan.Scope { return plan.Scope{Applications: []string{app}} }
-	in := func(app string) objSet { return objSet{app: app} }
-	other := func(app string) objSet { return objSet{prefix: "o-", app: app} }
+	id := tgt.id
+	nsScope := func(ns string) plan.Scope { return plan.Scope{Namespaces: []string{id(ns)}} }
+	appScope := func(app string) plan.Scope { return plan.Scope{Applications: []string{id(app)}} }
+	in := func(app, peer string) objSet { return objSet{app: id(app), peer: id(peer)} }
+	other := func(app, peer string) objSet { return objSet{prefix: "o-", app: id(app), peer: id(peer)} }
+	free := objSet{peer: "elsewhere"}
+	audit := tgt.vap() // see scope.dry
 	return []scope{
-		{ns: "mx-ns-enforce", dry: true, sets: []objSet{{}},
-			plan: matrixPlan("mx-ns-enforce", "Matrix namespaces enforce", plan.ModeEnforce, nsScope("mx-ns-enforce"), plan.Exclusions{}, all...)},
-		{ns: "mx-ns-audit", sets: []objSet{{}},
-			plan: matrixPlan("mx-ns-audit", "Matrix namespaces audit", plan.ModeAudit, nsScope("mx-ns-audit"), plan.Exclusions{}, all...)},
-		{ns: "mx-app-enforce", dry: true, sets: []objSet{in("shop-enforce"), other("search-enforce")},
-			plan: matrixPlan("mx-app-enforce", "Matrix applications enforce", plan.ModeEnforce, appScope("shop-enforce"), plan.Exclusions{}, appTemplates()...)},
-		{ns: "mx-app-audit", sets: []objSet{in("shop-audit"), other("search-audit")},
-			plan: matrixPlan("mx-app-audit", "Matrix applications audit", plan.ModeAudit, appScope("shop-audit"), plan.Exclusions{}, appTemplates()...)},
-		{ns: "mx-excl-ns", dry: true, sets: []objSet{{}},
-			plan: matrixPlan("mx-excl-ns", "Matrix excluded kinds", plan.ModeEnforce, nsScope("mx-excl-ns"),
+		{ns: id("mx-ns-enforce"), dry: true, sets: []objSet{free},
+			plan: matrixPlan(id("mx-ns-enforce"), "Matrix namespaces enforce", plan.ModeEnforce, nsScope("mx-ns-enforce"), plan.Exclusions{}, all...)},
+		{ns: id("mx-ns-audit"), dry: audit, sets: []objSet{free},
+			plan: matrixPlan(id("mx-ns-audit"), "Matrix namespaces audit", plan.ModeAudit, nsScope("mx-ns-audit"), plan.Exclusions{}, all...)},
+		{ns: id("mx-app-enforce"), dry: true, sets: []objSet{in("shop-enforce", "search-enforce"), other("search-enforce", "shop-enforce")},
+			plan: matrixPlan(id("mx-app-enforce"), "Matrix applications enforce", plan.ModeEnforce, appScope("shop-enforce"), plan.Exclusions{}, all...)},
+		{ns: id("mx-app-audit"), dry: audit, sets: []objSet{in("shop-audit", "search-audit"), other("search-audit", "shop-audit")},
+			plan: matrixPlan(id("mx-app-audit"), "Matrix applications audit", plan.ModeAudit, appScope("shop-audit"), plan.Exclusions{}, all...)},
+		{ns: id("mx-excl-ns"), dry: true, sets: []objSet{free},
+			plan: matrixPlan(id("mx-excl-ns"), "Matrix excluded kinds", plan.ModeEnforce, nsScope("mx-excl-ns"),
 				plan.Exclusions{Kinds: []string{"StatefulSet", "ConfigMap"}},
 				"scaling", "image-change", "configmap-edits", "all-writes")},
-		{ns: "mx-excl-app", dry: true, sets: []objSet{in("shop-excl")},
-			plan: matrixPlan("mx-excl-app", "Matrix excluded resources", plan.ModeEnforce, appScope("shop-excl"),
+		{ns: id("mx-excl-app"), dry: true, sets: []objSet{in("shop-excl", "elsewhere")},
+			plan: matrixPlan(id("mx-excl-app"), "Matrix excluded resources", plan.ModeEnforce, appScope("shop-excl"),
 				plan.Exclusions{Resources: []plan.ResourceRef{
-					{Kind: "Deployment", Namespace: "mx-excl-app", Name: "d-image"},
-					{Kind: "Deployment", Namespace: "mx-excl-app", Name: "d-delete"},
-					{Kind: "DaemonSet", Namespace: "mx-excl-app", Name: "ds-restart"},
+					{Kind: "Deployment", Namespace: id("mx-excl-app"), Name: "d-image"},
+					{Kind: "Deployment", Namespace: id("mx-excl-app"), Name: "d-delete"},
+					{Kind: "Deployment", Namespace: id("mx-excl-app"), Name: "d-scale"},
+					{Kind: "DaemonSet", Namespace: id("mx-excl-app"), Name: "ds-restart"},
 				}},
-				"image-change", "delete", "rollout-restart")},
-		{ns: "mx-free", dry: true, sets: []objSet{{}}},
+				"image-change", "delete", "rollout-restart", "scaling", "all-writes")},
+		{ns: id("mx-free"), dry: true, sets: []objSet{free}},
 	}
 }
 
 // intendedDoors are the doors each template must catch in a scope with no
 // exclusions: what the catalog promises (render/templates_*.go), written
-// down independently of both Explain and Kyverno.
+// down independently of both Explain and the admission chain.
 var intendedDoors = map[string][]string{
 	"create":          {"deployment-create", "pvc-create"},
 	"delete":          {"deployment-delete", "service-delete", "pvc-delete"},
@@ -120,10 +121,19 @@ var intendedDoors = map[string][]string{
 	// all-writes: every door but those on Pods (not in its default kinds).
 }
 
+// guardDoors move a Deployment of the application out of it: its
+// instance label removed, or set to another application's value.
+var guardDoors = []string{"unlabel-deployment", "relabel-deployment"}
+
+// deploymentTemplates are the templates whose default kinds include
+// Deployment: in an applications scope, each one's policy carries a scope
+// guard over its kinds, so each refuses moving a Deployment out.
+var deploymentTemplates = []string{"create", "delete", "image-change", "scaling", "rollout-restart", "all-writes"}
+
 // intended says whether template t of sc's plan must catch door d on set o.
 func intended(sc scope, o objSet, t string, d door) bool {
-	if sc.plan == nil || o.prefix != "" {
-		return false // no plan, or another application
+	if sc.plan == nil {
+		return false // no plan
 	}
 	ex := sc.plan.Spec.Exclusions
 	if slices.Contains(ex.Kinds, d.gvk.Kind) {
@@ -133,6 +143,16 @@ func intended(sc scope, o objSet, t string, d door) bool {
 		if r.Kind == d.gvk.Kind && r.Namespace == sc.ns && r.Name == o.name(d.base) {
 			return false
 		}
+	}
+	apps := sc.plan.Spec.Scope.Type() == plan.ScopeApplications
+	if o.prefix != "" {
+		// Another application's objects are out of scope, but for the one
+		// moved into the frozen application: the request's new object is
+		// in scope, and all-writes freezes every update there.
+		return apps && d.id == "relabel-deployment" && o.peer == sc.plan.Spec.Scope.Applications[0] && t == "all-writes"
+	}
+	if apps && slices.Contains(guardDoors, d.id) {
+		return slices.Contains(deploymentTemplates, t)
 	}
 	if t == "all-writes" {
 		return d.gvk.Kind != "Pod"
@@ -172,19 +192,24 @@ type mcase struct {
 	door door
 	name string // the object's name
 	req  render.Request
-	// intended, explained and kyverno are the three answers; messages
-	// are Explain's messages by template.
-	intended, explained, kyverno verdict
-	messages                     map[string]string
-	refusal                      string // Kyverno's refusal text
-	took                         time.Duration
+	// intended, explained and live are the three answers: the table's,
+	// render.Explain's, and the admission chain's (Kyverno, or the API
+	// server for vap); messages are Explain's messages by template.
+	intended, explained, live verdict
+	messages, rules           map[string]string // by template: Explain's message and rule
+	refusal                   string            // the refusal's text
+	refusedBy                 []string          // the templates the refusal names
+	warnings                  []string          // the warnings the request returned
+	took                      time.Duration
 }
 
 func (c *mcase) ok() bool {
-	return c.intended.equal(c.explained) && c.explained.equal(c.kyverno)
+	return c.intended.equal(c.explained) && c.explained.equal(c.live)
 }
 
-func TestMatrix(t *testing.T) {
+// testMatrix runs every door of every scope for the target under test
+// (tgt), with the operator of that target putting the plans in place.
+func testMatrix(t *testing.T) {
 	ctx := t.Context()
 	scopes := matrixScopes()
 	start := time.Now()
@@ -207,7 +232,7 @@ func TestMatrix(t *testing.T) {
 		}
 		for _, o := range sc.sets {
 			for _, obj := range o.objects(sc.ns) {
-				if o.app != "" {
+				if l := obj.GetLabels()[plan.InstanceLabel]; l != "" {
 					gvk, _ := s.c.GroupVersionKindFor(obj)
 					members = append(members, plan.LabeledObject{Kind: gvk.Kind, Namespace: sc.ns, Name: obj.GetName(), Labels: obj.GetLabels()})
 				}
@@ -240,87 +265,102 @@ func TestMatrix(t *testing.T) {
 	}
 	created := time.Now()
 	live := waitPlansInPlace(t, plans, 2*time.Minute)
-	t.Logf("%d plans active with every policy Ready %s after they were created", len(plans), time.Since(created).Round(time.Millisecond))
+	npol := 0
+	for _, p := range live {
+		npol += len(p.Status.Policies)
+	}
+	t.Logf("%d plans active with their %d %s policies in force %s after they were created", len(plans), npol, tgt.target, time.Since(created).Round(time.Millisecond))
 	waitCanaries(t, scopes)
-	t.Logf("Kyverno enforces them (canaries refused) %s after the plans were created", time.Since(created).Round(time.Millisecond))
+	t.Logf("the admission chain enforces them (canaries refused) %s after the plans were created", time.Since(created).Round(time.Millisecond))
 
 	// The steady state: from now on, the operator must write nothing. (The
 	// counter is not blind: it saw the writes that put the plans in place.)
 	quietFrom := time.Now()
 	t.Logf("the operator wrote %d times to put the %d plans in place (specs, policies, status, events)",
-		len(s.writes.since(created)), len(plans))
-	passesBefore := s.op.Passes()
+		len(s.run.writes.since(created)), len(plans))
+	passesBefore := s.run.op.Passes()
 
 	// 3. Every door of every scope.
 	resolver := plan.InstanceLabelResolver{Objects: members}
 	cases := runDoors(t, scopes, live, resolver)
 
-	// 4. Audited changes: Kyverno's answer is its PolicyViolation events.
-	auditNS := []string{}
-	for _, sc := range scopes {
-		if sc.plan != nil && sc.plan.Spec.Mode == plan.ModeAudit {
-			auditNS = append(auditNS, sc.ns)
+	// 4. Kyverno's PolicyViolation events. Under kyverno and kyverno-cel
+	// they are the answer for audited changes. Under kyverno-cel they are
+	// also the answer for refused ones: every NamespacedValidatingPolicy
+	// has a webhook of its own, the API server calls them all and its
+	// refusal quotes the first that denied, while Kyverno records an
+	// event for every policy that did. (Under vap, runCase read the
+	// warnings and the API server's counters.)
+	if !tgt.vap() {
+		var planNS []string
+		for _, sc := range scopes {
+			if sc.plan != nil {
+				planNS = append(planNS, sc.ns)
+			}
 		}
-	}
-	index := policyIndex(t)
-	audited := auditedByEvents(t, auditNS, index)
-	for _, c := range cases {
-		if c.sc.plan != nil && c.sc.plan.Spec.Mode == plan.ModeAudit && c.kyverno.err == "" {
-			c.kyverno.audited = audited[c.sc.ns+"/"+c.name]
+		audited, blocked := decisionsByEvents(t, planNS, policyIndex(t))
+		for _, c := range cases {
+			if c.sc.plan == nil || c.live.err != "" {
+				continue
+			}
+			key := c.sc.ns + "/" + c.name
+			switch {
+			case c.sc.plan.Spec.Mode == plan.ModeAudit:
+				c.live.audited = audited[key]
+			case tgt.target == render.TargetKyvernoCEL:
+				celBlocked(c, blocked[key])
+			}
 		}
 	}
 
 	// 5. The table, and every disagreement as an error.
 	table := matrixTable(cases)
 	t.Log("\n" + table)
-	if err := os.WriteFile(filepath.Join(s.env.Dir, "matrix.md"), []byte(table), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(s.env.Dir, "matrix-"+string(tgt.target)+".md"), []byte(table), 0o644); err != nil {
 		t.Error(err)
 	}
 	bad := 0
 	for _, c := range cases {
 		if !c.ok() {
 			bad++
-			t.Errorf("%s %s on %s/%s: intended %s; Explain %s; Kyverno %s\n  refusal: %s",
-				c.sc.ns, c.door.id, c.sc.ns, c.name, c.intended, c.explained, c.kyverno, c.refusal)
+			t.Errorf("%s %s on %s/%s: intended %s; Explain %s; live %s\n  refusal: %s\n  warnings: %q",
+				c.sc.ns, c.door.id, c.sc.ns, c.name, c.intended, c.explained, c.live, c.refusal, c.warnings)
 		}
-		for tmpl, msg := range c.messages {
-			if slices.Contains(c.kyverno.blocked, tmpl) && !strings.Contains(c.refusal, msg) {
-				t.Errorf("%s %s: the refusal does not carry the plan's message %q:\n%s", c.sc.ns, c.door.id, msg, c.refusal)
-			}
-		}
+		checkMessages(t, c)
 	}
-	t.Logf("matrix: %d cases, %d disagreements, doors run in %s", len(cases), bad, time.Since(quietFrom).Round(time.Millisecond))
+	t.Logf("matrix (%s): %d cases, %d disagreements, doors run in %s", tgt.target, len(cases), bad, time.Since(quietFrom).Round(time.Millisecond))
+	summary(t, cases, bad)
 	coverage(t, cases)
 
 	// 6. The violations reach the ledgers and the feed, with the plans'
-	// messages.
+	// messages (under vap: nothing does, and the test says so).
 	checkLedgers(t, cases, scopes)
 
 	// 7. No write by the operator while all this ran (its plans were
 	// healthy and active throughout).
-	passes := s.op.Passes() - passesBefore
+	passes := s.run.op.Passes() - passesBefore
 	quiet := time.Since(quietFrom)
-	if w := s.writes.since(quietFrom); len(w) > 0 {
+	if w := s.run.writes.since(quietFrom); len(w) > 0 {
 		t.Errorf("the operator wrote %d times in the steady state: %v", len(w), w)
 	}
 	t.Logf("steady state: 0 writes by the operator in %s (%d passes, ~%d ticks of %s; %d Lease renewals) while %d admission requests ran",
-		quiet.Round(time.Millisecond), passes, int(quiet/tick), tick, s.writes.leaseWrites(quietFrom), len(cases))
+		quiet.Round(time.Millisecond), passes, int(quiet/tick), tick, s.run.writes.leaseWrites(quietFrom), len(cases))
 	if passes < 5 {
 		t.Errorf("only %d passes in %s: the steady state was not observed over enough ticks", passes, quiet)
 	}
 
-	if os.Getenv("PROTECTIONPLANS_RECORD_FIXTURES") == "1" {
-		recordFixtures(t, cases, scopes)
+	if recordTarget(tgt.target) {
+		recordFixtures(t, cases)
 	}
 }
 
 // waitPlansInPlace waits until every plan is active, healthy, and each of
-// its rendered policies is Ready in Kyverno; it returns the plans as
-// stored.
+// its rendered policies is in force (targetSpec.ready); it returns the
+// plans as stored.
 func waitPlansInPlace(t *testing.T, plans []*plan.ProtectionPlan, timeout time.Duration) map[string]*plan.ProtectionPlan {
 	t.Helper()
 	out := map[string]*plan.ProtectionPlan{}
-	eventually(t, timeout, "the matrix plans active, healthy and their policies Ready", func() (string, bool) {
+	eventually(t, timeout, "the matrix plans active, healthy and their policies in force", func() (string, bool) {
 		for _, want := range plans {
 			p := &plan.ProtectionPlan{}
 			if err := s.c.Get(t.Context(), types.NamespacedName{Name: want.Name}, p); err != nil {
@@ -332,8 +372,11 @@ func waitPlansInPlace(t *testing.T, plans []*plan.ProtectionPlan, timeout time.D
 			if c := findCondition(p, plan.ConditionPoliciesHealthy); c == nil || c.Status != metav1.ConditionTrue {
 				return fmt.Sprintf("plan %s: PoliciesHealthy %v", p.Name, c), false
 			}
+			if len(p.Status.Policies) != len(p.Spec.Templates) {
+				return fmt.Sprintf("plan %s: %d policies for %d templates", p.Name, len(p.Status.Policies), len(p.Spec.Templates)), false
+			}
 			for _, ps := range p.Status.Policies {
-				if ready, why := policyReady(t, ps.Namespace, ps.Name); !ready {
+				if ready, why := tgt.ready(t.Context(), ps.Namespace, ps.Name); !ready {
 					return fmt.Sprintf("policy %s/%s: %s", ps.Namespace, ps.Name, why), false
 				}
 			}
@@ -344,24 +387,11 @@ func waitPlansInPlace(t *testing.T, plans []*plan.ProtectionPlan, timeout time.D
 	return out
 }
 
-func policyReady(t *testing.T, ns, name string) (bool, string) {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(harness.PolicyGVK)
-	if err := s.c.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: name}, u); err != nil {
-		return false, err.Error()
-	}
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, _ := c.(map[string]any); m["type"] == "Ready" && m["status"] == "True" {
-			return true, ""
-		}
-	}
-	return false, fmt.Sprintf("not Ready: %v", conds)
-}
-
-// waitCanaries waits until Kyverno refuses a server dry-run of each kind of
-// request the matrix makes in the enforce scopes: it updates its webhook
-// configurations asynchronously after a policy is ready.
+// waitCanaries waits until the admission chain refuses a server dry-run of
+// each kind of request the matrix makes in the enforce scopes: Kyverno
+// updates its webhook configurations asynchronously after a policy is
+// ready, and the API server loads ValidatingAdmissionPolicies from an
+// informer.
 func waitCanaries(t *testing.T, scopes []scope) {
 	t.Helper()
 	x := &runner{s: s}
@@ -369,19 +399,34 @@ func waitCanaries(t *testing.T, scopes []scope) {
 	sc := scopes[0] // mx-ns-enforce: all templates
 	for _, id := range canaries {
 		d := doorByID(id)
-		eventually(t, time.Minute, "Kyverno refusing the canary "+id, func() (string, bool) {
+		eventually(t, time.Minute, "the admission chain refusing the canary "+id, func() (string, bool) {
 			err := d.run(t.Context(), x, sc.ns, sc.sets[0].name(d.base), sc.sets[0], true)
-			if err != nil && strings.Contains(err.Error(), "denied the request") {
+			if err != nil && refused(err.Error()) {
 				return "", true
 			}
 			return fmt.Sprint(err), false
+		})
+	}
+	// The enforce applications scopes' canary: a label change of a
+	// member, which all-writes refuses there.
+	for _, sc := range scopes {
+		if sc.plan == nil || sc.plan.Spec.Mode != plan.ModeEnforce || sc.plan.Spec.Scope.Type() != plan.ScopeApplications {
+			continue
+		}
+		d := doorByID("label-deployment")
+		eventually(t, time.Minute, "the admission chain refusing a label change in "+sc.ns, func() (string, bool) {
+			err := d.run(t.Context(), x, sc.ns, sc.sets[0].name(d.base), sc.sets[0], true)
+			return fmt.Sprint(err), err != nil && refused(err.Error())
 		})
 	}
 	time.Sleep(2 * time.Second) // the other webhook configuration, if any
 }
 
 // runDoors runs every door of every scope, the scopes in parallel (four at
-// a time), the doors of a scope one after the other.
+// a time), the doors of a scope one after the other. Under vap the scopes
+// go in lockstep instead, seven at a time: the k-th door of every scope at
+// once, then one read of the API server's counters for all of them (each
+// namespace has policies of its own; a read costs ~100 ms).
 func runDoors(t *testing.T, scopes []scope, live map[string]*plan.ProtectionPlan, resolver plan.ApplicationResolver) []*mcase {
 	t.Helper()
 	x := &runner{s: s}
@@ -394,8 +439,37 @@ func runDoors(t *testing.T, scopes []scope, live map[string]*plan.ProtectionPlan
 		}
 	}
 	byNS := map[string][]*mcase{}
+	steps := 0
 	for _, c := range all {
 		byNS[c.sc.ns] = append(byNS[c.sc.ns], c)
+		steps = max(steps, len(byNS[c.sc.ns]))
+	}
+	if tgt.vap() {
+		before := vapChecks(t)
+		for k := range steps {
+			var wg sync.WaitGroup
+			var step []*mcase
+			for _, sc := range scopes {
+				if k < len(byNS[sc.ns]) {
+					c := byNS[sc.ns][k]
+					step = append(step, c)
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						runCase(t, x, c, live, resolver)
+					}()
+				}
+			}
+			wg.Wait()
+			after := vapChecks(t)
+			for _, c := range step {
+				if c.live.err == "" {
+					vapAnswer(t, c, before, after)
+				}
+			}
+			before = after
+		}
+		return all
 	}
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
@@ -416,8 +490,8 @@ func runDoors(t *testing.T, scopes []scope, live map[string]*plan.ProtectionPlan
 
 var userInfo = render.UserInfo{Username: "e2e-admin", Groups: []string{"system:masters", "system:authenticated"}}
 
-// runCase builds the request of one door, asks Explain about it, runs it
-// and reads Kyverno's answer.
+// runCase builds the request of one door, asks Explain about it (for the
+// target under test), runs it and reads the admission chain's answer.
 func runCase(t *testing.T, x *runner, c *mcase, live map[string]*plan.ProtectionPlan, resolver plan.ApplicationResolver) {
 	ctx := t.Context()
 	d := c.door
@@ -426,7 +500,7 @@ func runCase(t *testing.T, x *runner, c *mcase, live map[string]*plan.Protection
 		obj := d.object(c.set, c.sc.ns)
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
-			c.kyverno.err = err.Error()
+			c.live.err = err.Error()
 			return
 		}
 		req.Operation, req.Object = render.OpCreate, m
@@ -434,17 +508,17 @@ func runCase(t *testing.T, x *runner, c *mcase, live map[string]*plan.Protection
 		old := &unstructured.Unstructured{}
 		old.SetGroupVersionKind(d.gvk)
 		if err := s.c.Get(ctx, types.NamespacedName{Namespace: c.sc.ns, Name: c.name}, old); err != nil {
-			c.kyverno.err = "reading the object: " + err.Error()
+			c.live.err = "reading the object: " + err.Error()
 			return
 		}
-		ch := d.change(old.Object)
+		ch := d.changeOf(c.set, old.Object)
 		req.Operation, req.Subresource, req.Object, req.OldObject = ch.op, ch.subresource, ch.object, ch.oldObject
 		if ch.subresource == "scale" {
 			req.Labels = old.GetLabels()
 		}
 	}
 	c.req = req
-	c.messages = map[string]string{}
+	c.messages, c.rules = map[string]string{}, map[string]string{}
 
 	// The intended and the explained answers, template by template.
 	if c.sc.plan != nil {
@@ -461,7 +535,7 @@ func runCase(t *testing.T, x *runner, c *mcase, live map[string]*plan.Protection
 		for _, ref := range p.Spec.Templates {
 			single := p.DeepCopy()
 			single.Spec.Templates = []plan.TemplateRef{ref}
-			dec, err := render.Explain(render.Input{Plan: single, Applications: apps, Now: time.Now()}, req)
+			dec, err := render.Explain(render.Input{Plan: single, Applications: apps, Now: time.Now(), Target: tgt.target}, req)
 			if err != nil {
 				c.explained.err = err.Error()
 				continue
@@ -481,27 +555,62 @@ func runCase(t *testing.T, x *runner, c *mcase, live map[string]*plan.Protection
 				c.explained.audited = append(c.explained.audited, ref.Name)
 			}
 			if dec.Blocked || dec.Audited {
-				c.messages[ref.Name] = dec.Message
+				c.messages[ref.Name], c.rules[ref.Name] = dec.Message, dec.Rule
 			}
+		}
+		for _, v := range []*verdict{&c.intended, &c.explained} {
+			sortByCatalog(v.blocked)
+			sortByCatalog(v.audited)
 		}
 	}
 
-	// Kyverno's answer: refused (the policies its message lists) or
-	// admitted (audited ones are read from its events afterwards).
+	// The live answer: refused (the policies the refusal names; under
+	// kyverno-cel and vap, completed by Kyverno's events and the API
+	// server's counters of denials per policy) or admitted (audited ones:
+	// Kyverno's events, read afterwards; under vap, the warnings, with
+	// the counters: see runDoors and vapAnswer).
 	dry := c.sc.dry && !d.real
+	w := &warnings{}
 	begin := time.Now()
-	err := d.run(ctx, x, c.sc.ns, c.name, c.set, dry)
+	err := d.run(withWarnings(ctx, w), x, c.sc.ns, c.name, c.set, dry)
 	c.took = time.Since(begin)
+	c.warnings = w.all()
 	if err != nil {
 		c.refusal = err.Error()
-		pols, ok := refusingPolicies(c.refusal)
-		if !ok {
-			c.kyverno.err = firstLine(c.refusal)
+		if !refused(c.refusal) {
+			c.live.err = firstLine(c.refusal)
 			return
 		}
-		for _, pol := range pols {
-			c.kyverno.blocked = append(c.kyverno.blocked, templateOf(c.sc.plan, pol))
-		}
-		sortByCatalog(c.kyverno.blocked)
+	}
+	if tgt.vap() || err == nil {
+		return
+	}
+	pols, ok := refusingPolicies(c.refusal)
+	if !ok {
+		c.live.err = firstLine(c.refusal)
+		return
+	}
+	for _, pol := range pols {
+		c.refusedBy = append(c.refusedBy, templateOf(c.sc.plan, c.sc.ns, pol))
+	}
+	sortByCatalog(c.refusedBy)
+	if tgt.target == render.TargetKyverno {
+		c.live.blocked = c.refusedBy // Kyverno's one webhook lists every refusing policy
+	}
+}
+
+// celBlocked sets the templates that refused a case under kyverno-cel:
+// those whose policy Kyverno recorded a blocked PolicyViolation event for,
+// of which the refusal must name one (the API server quotes the first
+// webhook that denied).
+func celBlocked(c *mcase, fromEvents []string) {
+	c.live.blocked = fromEvents
+	switch {
+	case c.refusal == "" && len(fromEvents) > 0:
+		c.live.err = fmt.Sprintf("admitted, but Kyverno recorded it blocked by %v", fromEvents)
+	case c.refusal != "" && len(fromEvents) == 0:
+		c.live.err = fmt.Sprintf("refused by %v, but no blocked event", c.refusedBy)
+	case len(c.refusedBy) > 0 && !slices.Contains(fromEvents, c.refusedBy[0]):
+		c.live.err = fmt.Sprintf("refused by %v, not among the policies with a blocked event %v", c.refusedBy, fromEvents)
 	}
 }

@@ -36,6 +36,10 @@ type objSet struct {
 	// app is the value of app.kubernetes.io/instance on every object of
 	// the set ("" for none: a namespaces scope).
 	app string
+	// peer is another application's name: the relabel door moves its
+	// object there (for the set in scope, out of the frozen application;
+	// for another application's set, into it).
+	peer string
 }
 
 func (o objSet) name(base string) string { return o.prefix + base }
@@ -45,6 +49,16 @@ func (o objSet) labels() map[string]string {
 		return nil
 	}
 	return map[string]string{plan.InstanceLabel: o.app}
+}
+
+// guardLabels are the labels of the guard doors' objects: the set's, and
+// in a set without an application, a label of an application no plan
+// names, so that removing or changing it is a real change everywhere.
+func (o objSet) guardLabels() map[string]string {
+	if o.app == "" {
+		return map[string]string{plan.InstanceLabel: "loose"}
+	}
+	return o.labels()
 }
 
 func (o objSet) meta(ns, base string) metav1.ObjectMeta {
@@ -72,6 +86,9 @@ func selector(name string) *metav1.LabelSelector {
 
 func (o objSet) deployment(ns, base string) *appsv1.Deployment {
 	m := o.meta(ns, base)
+	if base == "d-unlabel" || base == "d-relabel" {
+		m.Labels = o.guardLabels()
+	}
 	return &appsv1.Deployment{ObjectMeta: m, Spec: appsv1.DeploymentSpec{
 		Replicas: ptr.To[int32](1), Selector: selector(m.Name), Template: template(m.Name, o.labels()),
 	}}

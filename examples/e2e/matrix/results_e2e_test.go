@@ -18,22 +18,23 @@ import (
 
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/violations"
 )
 
 // matrixTable writes the matrix as Markdown: one table per scope, a row per
 // door and object set: what the catalog intends, what Explain says, what
-// Kyverno did.
+// the admission chain did (Kyverno, or under vap the API server).
 func matrixTable(cases []*mcase) string {
 	var b strings.Builder
-	b.WriteString("# Matrix: case x intended x Explain x Kyverno\n\n")
+	fmt.Fprintf(&b, "# Matrix (target %s): case x intended x Explain x live\n\n", tgt.target)
 	b.WriteString("Templates named in a cell refused the request (blocked) or recorded it (audited).\n")
 	var cur string
 	for _, c := range cases {
 		if c.sc.ns != cur {
 			cur = c.sc.ns
 			fmt.Fprintf(&b, "\n## %s: %s\n\n", c.sc.ns, describeScope(c.sc))
-			b.WriteString("| set | door | how | request | dry-run | intended | Explain | Kyverno | agree |\n")
+			b.WriteString("| set | door | how | request | dry-run | intended | Explain | live | agree |\n")
 			b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 		}
 		set := "in scope"
@@ -52,9 +53,46 @@ func matrixTable(cases []*mcase) string {
 			ok = "**NO**"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %v | %s | %s | %s | %s |\n", set, c.door.id, c.door.how, req,
-			c.sc.dry && !c.door.real, c.intended, c.explained, c.kyverno, ok)
+			c.sc.dry && !c.door.real, c.intended, c.explained, c.live, ok)
 	}
 	return b.String()
+}
+
+// summary logs the matrix per scope: cases, refused, audited, admitted,
+// disagreements.
+func summary(t *testing.T, cases []*mcase, bad int) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "matrix summary, target %s:\n", tgt.target)
+	type row struct{ cases, blocked, audited, admitted, bad int }
+	rows := map[string]*row{}
+	var order []string
+	for _, c := range cases {
+		r := rows[c.sc.ns]
+		if r == nil {
+			r = &row{}
+			rows[c.sc.ns] = r
+			order = append(order, c.sc.ns)
+		}
+		r.cases++
+		switch {
+		case len(c.live.blocked) > 0:
+			r.blocked++
+		case len(c.live.audited) > 0:
+			r.audited++
+		default:
+			r.admitted++
+		}
+		if !c.ok() {
+			r.bad++
+		}
+	}
+	for _, ns := range order {
+		r := rows[ns]
+		fmt.Fprintf(&b, "  %-22s %3d cases: %3d refused, %3d audited, %3d admitted; %d disagreements\n", ns, r.cases, r.blocked, r.audited, r.admitted, r.bad)
+	}
+	fmt.Fprintf(&b, "  %-22s %3d cases, %d disagreements", "all", len(cases), bad)
+	t.Log(b.String())
 }
 
 func describeScope(sc scope) string {
@@ -81,14 +119,14 @@ func describeScope(sc scope) string {
 func coverage(t *testing.T, cases []*mcase) {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString("doors caught by Kyverno, per template and scope:\n")
+	fmt.Fprintf(&b, "doors caught live (%s), per template and scope:\n", tgt.target)
 	for _, tmpl := range catalogNames() {
 		fmt.Fprintf(&b, "  %-16s", tmpl)
 		total := 0
 		for _, sc := range matrixScopes() {
 			n := 0
 			for _, c := range cases {
-				if c.sc.ns == sc.ns && (slices.Contains(c.kyverno.blocked, tmpl) || slices.Contains(c.kyverno.audited, tmpl)) {
+				if c.sc.ns == sc.ns && (slices.Contains(c.live.blocked, tmpl) || slices.Contains(c.live.audited, tmpl)) {
 					n++
 				}
 			}
@@ -106,21 +144,36 @@ func coverage(t *testing.T, cases []*mcase) {
 // checkLedgers waits for the operator's checkpoints and checks that every
 // decision Kyverno made on a plan's policies (refused or audited) is in
 // the plan's ledger, and in the feed of both the ledger and the live
-// events, with Explain's message.
+// events, with Explain's message. Under vap there is nothing to find: the
+// API server writes no event and no report of its decisions, and the
+// test checks that the ledgers and the feed are indeed empty.
 func checkLedgers(t *testing.T, cases []*mcase, scopes []scope) {
 	t.Helper()
+	if tgt.vap() {
+		checkEmptyLedgers(t, cases, scopes)
+		return
+	}
+	// The live feed: every plan's events, read once they settled.
+	var planNS []string
+	for _, sc := range scopes {
+		if sc.plan != nil {
+			planNS = append(planNS, sc.ns)
+		}
+	}
+	live := settledViolations(t, planNS, policyIndex(t))
 	for _, sc := range scopes {
 		if sc.plan == nil {
 			continue
 		}
 		type pair struct{ tmpl, resource string }
-		want := map[pair]string{}
+		type explained struct{ rule, message string }
+		want := map[pair]explained{}
 		for _, c := range cases {
 			if c.sc.ns != sc.ns {
 				continue
 			}
-			for _, tmpl := range append(slices.Clone(c.kyverno.blocked), c.kyverno.audited...) {
-				want[pair{tmpl, sc.ns + "/" + c.name}] = c.messages[tmpl]
+			for _, tmpl := range append(slices.Clone(c.live.blocked), c.live.audited...) {
+				want[pair{tmpl, sc.ns + "/" + c.name}] = explained{c.rules[tmpl], c.messages[tmpl]}
 			}
 		}
 		id := sc.plan.Name
@@ -128,7 +181,7 @@ func checkLedgers(t *testing.T, cases []*mcase, scopes []scope) {
 		var ledger violations.Ledger
 		began := time.Now()
 		eventually(t, checkpointEvery+10*tick+20*time.Second, "the ledger of "+id+" holding every decision", func() (string, bool) {
-			data, err := os.ReadFile(filepath.Join(s.reportsDir, id, operator.LedgerFile))
+			data, err := os.ReadFile(filepath.Join(s.run.reportsDir, id, operator.LedgerFile))
 			if err != nil {
 				return err.Error(), false
 			}
@@ -146,7 +199,14 @@ func checkLedgers(t *testing.T, cases []*mcase, scopes []scope) {
 			}
 			return "", true
 		})
+		// Every message names the plan; the one of the rule Explain names
+		// is Explain's. (Under kyverno a template's policy can fail on
+		// two rules at once, e.g. all-writes and its scope guard on a move
+		// out of an application, and Kyverno records both; Explain names
+		// the first. The CEL engine reports the first failing validation
+		// of a policy, without a rule name.)
 		prefix := "would be blocked by protection plan " + sc.plan.Spec.Name + ": "
+		exact := map[pair]bool{}
 		for _, v := range ledger.Violations {
 			if v.Result != violations.ResultFail {
 				t.Errorf("ledger of %s holds a %s result, not a violation: %+v", id, v.Result, v)
@@ -154,18 +214,32 @@ func checkLedgers(t *testing.T, cases []*mcase, scopes []scope) {
 			if v.Plan != id || v.Blocked == audit {
 				t.Errorf("ledger of %s: %+v (plan %s, audit %v)", id, v, id, audit)
 			}
-			if audit && v.Source == violations.SourceEvent && !strings.HasPrefix(v.Message, prefix) {
+			if v.Source != violations.SourceEvent {
+				continue
+			}
+			if audit && !strings.HasPrefix(v.Message, prefix) {
 				t.Errorf("ledger of %s: message %q does not read %q", id, v.Message, prefix+"...")
 			}
-			if m, ok := want[pair{v.Template, v.Resource.Namespace + "/" + v.Resource.Name}]; ok && v.Source == violations.SourceEvent && v.Message != m {
-				t.Errorf("ledger of %s: message %q, Explain's %q", id, v.Message, m)
+			if !audit && !strings.Contains(v.Message, " by protection plan "+sc.plan.Spec.Name+" ") {
+				t.Errorf("ledger of %s: message %q does not name the plan", id, v.Message)
+			}
+			k := pair{v.Template, v.Resource.Namespace + "/" + v.Resource.Name}
+			if e, ok := want[k]; ok && (v.Rule == "" || v.Rule == e.rule) {
+				if v.Message != e.message {
+					t.Errorf("ledger of %s: rule %q: message %q, Explain's %q", id, v.Rule, v.Message, e.message)
+				}
+				exact[k] = true
+			}
+		}
+		for k, e := range want {
+			if !exact[k] {
+				t.Errorf("ledger of %s: no event-sourced violation of %s on %s with Explain's rule %q and message %q", id, k.tmpl, k.resource, e.rule, e.message)
 			}
 		}
 		page, err := violations.Feed(ledger.Violations, violations.Query{Plan: id, Namespaces: []string{sc.ns}, Limit: violations.MaxLimit})
 		if err != nil {
 			t.Error(err)
 		}
-		live := settledViolations(t, []string{sc.ns}, policyIndex(t))
 		livePage, err := violations.Feed(live, violations.Query{Plan: id, Namespaces: []string{sc.ns}, Limit: violations.MaxLimit})
 		if err != nil {
 			t.Error(err)
@@ -180,6 +254,52 @@ func checkLedgers(t *testing.T, cases []*mcase, scopes []scope) {
 			t.Errorf("empty feed for %s", id)
 		}
 	}
+}
+
+// checkEmptyLedgers checks, under vap, that the decisions the API server
+// made (refusals, audit warnings) reached no event, no report and no
+// ledger: what the violations feed can show of a vap plan is nothing.
+func checkEmptyLedgers(t *testing.T, cases []*mcase, scopes []scope) {
+	t.Helper()
+	decisions := 0
+	for _, c := range cases {
+		decisions += len(c.live.blocked) + len(c.live.audited)
+	}
+	time.Sleep(checkpointEvery + tick) // one checkpoint at least
+	var namespaces []string
+	for _, sc := range scopes {
+		namespaces = append(namespaces, sc.ns)
+	}
+	evs := policyViolationEvents(t, namespaces)
+	total := 0
+	for _, sc := range scopes {
+		if sc.plan == nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(s.run.reportsDir, sc.plan.Name, operator.LedgerFile))
+		if err == nil {
+			l, err := violations.DecodeLedger(data)
+			if err != nil {
+				t.Error(err)
+			}
+			total += len(l.Violations)
+		} else if !os.IsNotExist(err) {
+			t.Error(err)
+		}
+		reps := &unstructured.UnstructuredList{}
+		reps.SetGroupVersionKind(operator.PolicyReportListGVK)
+		if err := s.c.List(t.Context(), reps, client.InNamespace(sc.ns)); err != nil {
+			t.Error(err)
+		}
+		if n := len(reps.Items); n > 0 {
+			t.Errorf("%d PolicyReports in %s under vap", n, sc.ns)
+		}
+	}
+	if len(evs) > 0 || total > 0 {
+		t.Errorf("under vap: %d PolicyViolation events, %d ledger violations; want none", len(evs), total)
+	}
+	t.Logf("vap: the API server made %d decisions (refusals and audit warnings); PolicyViolation events %d, PolicyReports 0, ledger violations %d: the violations feed shows nothing of a vap plan",
+		decisions, len(evs), total)
 }
 
 // policyViolationEvents lists the PolicyViolation events of namespaces.
@@ -205,15 +325,35 @@ func fixturesDir() string {
 	return filepath.Join("..", "..", "..", "violations", "testdata", "kyverno-1.19.1")
 }
 
+// recordTarget says whether the matrix records fixtures for target:
+// PROTECTIONPLANS_RECORD_FIXTURES=1 (or kyverno-cel) records the
+// kyverno-cel run (files matrix-cel-cases.json and matrix-*-cel-mx-*.json),
+// =kyverno the kyverno run (matrix-cases.json, matrix-*-mx-*.json),
+// =all both. vap leaves nothing to record (no event, no report).
+func recordTarget(target render.Target) bool {
+	switch v := os.Getenv("PROTECTIONPLANS_RECORD_FIXTURES"); v {
+	case "1", string(render.TargetKyvernoCEL):
+		return target == render.TargetKyvernoCEL
+	case "all":
+		return target == render.TargetKyverno || target == render.TargetKyvernoCEL
+	default:
+		return v == string(target) && target != render.TargetVAP
+	}
+}
+
 // recordFixtures writes what Kyverno emitted for the matrix's requests on
-// the operator's policies into violations/testdata/kyverno-1.19.1, as new
-// files named matrix-*: the policies, the PolicyViolation events (both
-// views), the PolicyReports, and the cases (request, Explain's and
-// Kyverno's answers). It never overwrites a file of another recording.
-func recordFixtures(t *testing.T, cases []*mcase, scopes []scope) {
+// the operator's policies of the target under test into
+// violations/testdata/kyverno-1.19.1, as files named matrix-*: the
+// policies, the PolicyViolation events (both views), the PolicyReports of
+// three namespaces (matrix-<what>-<namespace>.json: the namespace names
+// the target, cel-mx-... for kyverno-cel), and the cases (request,
+// Explain's and Kyverno's answers; matrix-cases.json for kyverno,
+// matrix-cel-cases.json for kyverno-cel). It never writes a file of
+// another recording.
+func recordFixtures(t *testing.T, cases []*mcase) {
 	t.Helper()
 	dir := fixturesDir()
-	namespaces := []string{"mx-ns-audit", "mx-app-audit", "mx-ns-enforce"}
+	namespaces := []string{tgt.id("mx-ns-audit"), tgt.id("mx-app-audit"), tgt.id("mx-ns-enforce")}
 	// PolicyReports come 10-40 s after the audited requests.
 	for _, ns := range namespaces[:2] {
 		eventually(t, 2*time.Minute, "PolicyReports with fail results in "+ns, func() (string, bool) {
@@ -231,9 +371,13 @@ func recordFixtures(t *testing.T, cases []*mcase, scopes []scope) {
 			t.Fatal(err)
 		}
 	}
+	policies := map[render.Target]string{
+		render.TargetKyverno:    "policies.v1.kyverno.io",
+		render.TargetKyvernoCEL: "namespacedvalidatingpolicies.v1.policies.kyverno.io",
+	}[tgt.target]
 	isPV := func(m map[string]any) bool { return m["reason"] == violations.ReasonPolicyViolation }
 	for _, ns := range namespaces {
-		write("matrix-policies-"+ns+".json", dumpList(t, ns, "policies.v1.kyverno.io", nil))
+		write("matrix-policies-"+ns+".json", dumpList(t, ns, policies, nil))
 		write("matrix-events-"+ns+".json", dumpList(t, ns, "events", isPV))
 		write("matrix-events.k8s.io-"+ns+".json", dumpList(t, ns, "events.v1.events.k8s.io", isPV))
 		write("matrix-policyreports-"+ns+".json", dumpList(t, ns, "policyreports.v1alpha2.wgpolicyk8s.io", nil))
@@ -253,6 +397,7 @@ func recordFixtures(t *testing.T, cases []*mcase, scopes []scope) {
 		Blocked     []string          `json:"blocked"`
 		Audited     []string          `json:"audited"`
 		Messages    map[string]string `json:"messages,omitempty"`
+		Refusal     string            `json:"refusal,omitempty"`
 	}
 	var recs []recCase
 	for _, c := range cases {
@@ -261,12 +406,15 @@ func recordFixtures(t *testing.T, cases []*mcase, scopes []scope) {
 		}
 		r := recCase{Namespace: c.sc.ns, Set: "in scope", Door: c.door.id, How: c.door.how, Object: c.name,
 			Operation: string(c.req.Operation), Kind: c.req.Kind.Kind, Subresource: c.req.Subresource,
-			DryRun: c.sc.dry && !c.door.real, Blocked: nonNil(c.kyverno.blocked), Audited: nonNil(c.kyverno.audited), Messages: c.messages}
+			DryRun: c.sc.dry && !c.door.real, Blocked: nonNil(c.live.blocked), Audited: nonNil(c.live.audited), Messages: c.messages}
 		if c.set.prefix != "" {
 			r.Set = "other application"
 		}
 		if c.sc.plan != nil {
 			r.Plan, r.Mode = c.sc.plan.Name, string(c.sc.plan.Spec.Mode)
+		}
+		if tgt.target != render.TargetKyverno && c.refusal != "" {
+			r.Refusal = refusalText(c.refusal)
 		}
 		recs = append(recs, r)
 	}
@@ -274,8 +422,23 @@ func recordFixtures(t *testing.T, cases []*mcase, scopes []scope) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write("matrix-cases.json", append(b, '\n'))
+	name := "matrix-cases.json"
+	if tgt.target == render.TargetKyvernoCEL {
+		name = "matrix-cel-cases.json"
+	}
+	write(name, append(b, '\n'))
 	t.Logf("fixtures written to %s", dir)
+}
+
+// refusalText is the API server's answer in an error of kubectl or of the
+// client: what follows "Error from server (...): ", without the command.
+func refusalText(err string) string {
+	if i := strings.Index(err, "Error from server"); i >= 0 {
+		err = err[i:]
+	} else if i := strings.Index(err, "admission webhook"); i >= 0 {
+		err = err[i:]
+	}
+	return strings.TrimSpace(err)
 }
 
 func nonNil(s []string) []string {
