@@ -6,11 +6,32 @@ import (
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // InstanceLabel is the label of the most common application convention:
 // Helm, Argo CD and Kustomize set app.kubernetes.io/instance=<release>.
 const InstanceLabel = "app.kubernetes.io/instance"
+
+// InstanceMemberKinds are the kinds whose objects an embedder lists (by the
+// existence of the instance label, metadata only) to feed an
+// InstanceLabelResolver: the objects a Helm, Argo CD or Kustomize release
+// labels. Every embedder that resolves applications (an operator putting
+// plans in place, a server validating them) must list the same kinds, or
+// they resolve an application differently; hence one list, here.
+func InstanceMemberKinds() []schema.GroupVersionKind {
+	return []schema.GroupVersionKind{
+		{Group: "apps", Version: "v1", Kind: "Deployment"},
+		{Group: "apps", Version: "v1", Kind: "StatefulSet"},
+		{Group: "apps", Version: "v1", Kind: "DaemonSet"},
+		{Group: "batch", Version: "v1", Kind: "CronJob"},
+		{Group: "batch", Version: "v1", Kind: "Job"},
+		{Version: "v1", Kind: "Service"},
+		{Version: "v1", Kind: "ConfigMap"},
+		{Version: "v1", Kind: "Secret"},
+		{Version: "v1", Kind: "PersistentVolumeClaim"},
+	}
+}
 
 // LabeledObject is what InstanceLabelResolver needs to know of an object:
 // the embedder lists the workloads (and whatever else it counts as members)

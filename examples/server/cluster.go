@@ -12,7 +12,6 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -155,26 +154,11 @@ func (s *Server) resolveApplications(ctx context.Context, p *plan.ProtectionPlan
 	return apps, nil
 }
 
-// memberKinds are the kinds whose objects carrying the instance label make
-// up an application: the same list as the operator's, so that validation
-// and the operator resolve an application alike.
-var memberKinds = []schema.GroupVersionKind{
-	{Group: "apps", Version: "v1", Kind: "Deployment"},
-	{Group: "apps", Version: "v1", Kind: "StatefulSet"},
-	{Group: "apps", Version: "v1", Kind: "DaemonSet"},
-	{Group: "batch", Version: "v1", Kind: "CronJob"},
-	{Group: "batch", Version: "v1", Kind: "Job"},
-	{Version: "v1", Kind: "Service"},
-	{Version: "v1", Kind: "ConfigMap"},
-	{Version: "v1", Kind: "Secret"},
-	{Version: "v1", Kind: "PersistentVolumeClaim"},
-}
-
 // workloads lists, as metadata only, the objects that make up
 // applications (those with the instance label).
 func (s *Server) workloads(ctx context.Context) ([]plan.LabeledObject, error) {
 	var out []plan.LabeledObject
-	for _, gvk := range memberKinds {
+	for _, gvk := range plan.InstanceMemberKinds() {
 		list := &metav1.PartialObjectMetadataList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err := s.Client.List(ctx, list, client.HasLabels{plan.InstanceLabel}); err != nil {
@@ -188,10 +172,10 @@ func (s *Server) workloads(ctx context.Context) ([]plan.LabeledObject, error) {
 }
 
 // livePolicies lists the plan's policies (label telark.io/protection-plan)
-// of every kind the Kyverno target renders. A kind the cluster does not
+// of every kind the server's target renders. A kind the cluster does not
 // serve (Kyverno not installed) has no policies.
 func (s *Server) livePolicies(ctx context.Context, planID string) ([]*unstructured.Unstructured, error) {
-	gvks, err := render.KindsOf(render.TargetKyverno)
+	gvks, err := render.KindsOf(s.target())
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
 )
 
 // run parses the flags, builds the server and serves until SIGINT or
@@ -43,6 +44,7 @@ func run(args []string, stderr io.Writer) int {
 	reportsDir := fs.String("reports-dir", "", "the reports directory shared with the operator (ledgers and reports); empty: no reports")
 	defaultApproval := fs.String("default-approval", "automatic", "approval mode of plans outside Production when the client asks for none: automatic or required")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+	target := fs.String("target", string(render.TargetKyverno), "the render target the operator runs with: kyverno, kyverno-cel or vap (health refresh renders for it)")
 	origins := fs.String("trusted-origins", "", "origins allowed to send cross-origin writes, comma-separated (e.g. https://portal.example.com when the proxy does not forward Sec-Fetch-Site)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -54,6 +56,11 @@ func run(args []string, stderr io.Writer) int {
 		Identity: Identity{Mode: IdentityMode(*identity)},
 		Approval: approval.Config{DefaultMode: plan.ApprovalMode(*defaultApproval)},
 		Excluded: ExcludedNamespaces{Static: splitList(*excluded)}, TrustedOrigins: splitList(*origins)}
+	cfg.Target = render.Target(*target)
+	if !render.Supported(cfg.Target) {
+		fmt.Fprintf(stderr, "protectionplans-server: --target %q: not a render target (kyverno, kyverno-cel, vap)\n", *target)
+		return 2
+	}
 	if *rolesFile == "" {
 		fmt.Fprintln(stderr, "protectionplans-server: --roles is required")
 		return 2

@@ -78,7 +78,7 @@ func (s *Server) checkHealth(ctx context.Context, stored *plan.ProtectionPlan) (
 		return healthView{}, err
 	}
 	v := healthView{Plan: p.Name, Phase: p.Status.Phase, CheckedAt: now, Policies: []policyHealthView{}}
-	rendered, err := render.Render(render.Input{Plan: p, Applications: apps, Now: now})
+	rendered, err := render.Render(render.Input{Plan: p, Applications: apps, Now: now, Target: s.target()})
 	if err != nil {
 		v.RenderError = err.Error()
 	}
@@ -95,4 +95,12 @@ func (s *Server) checkHealth(ctx context.Context, stored *plan.ProtectionPlan) (
 		v.Healthy = c.Status == metav1.ConditionTrue
 	}
 	return v, nil
+}
+
+// target is the configured render target, or render's default.
+func (s *Server) target() render.Target {
+	if s.Target == "" {
+		return render.TargetKyverno
+	}
+	return s.Target
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
 )
 
@@ -39,6 +40,10 @@ type Config struct {
 	ReportsDir string
 	// Approval is the approval configuration (the default mode).
 	Approval approval.Config
+	// Target is the render target the operator runs with (its --target):
+	// health refresh renders for it and lists its policy kinds. Empty
+	// means render's default.
+	Target render.Target
 	// Limiter bounds concurrent report renders (report.NewLimiter()).
 	Limiter *report.Limiter
 	// TrustedOrigins are origins (scheme://host[:port]) allowed to send

@@ -20,21 +20,6 @@ import (
 	"github.com/telark/protectionplans/violations"
 )
 
-// memberKinds are the kinds an application's members are listed from: the
-// objects that carry app.kubernetes.io/instance in a Helm, Argo CD or
-// Kustomize release.
-var memberKinds = []schema.GroupVersionKind{
-	{Group: "apps", Version: "v1", Kind: "Deployment"},
-	{Group: "apps", Version: "v1", Kind: "StatefulSet"},
-	{Group: "apps", Version: "v1", Kind: "DaemonSet"},
-	{Group: "batch", Version: "v1", Kind: "CronJob"},
-	{Group: "batch", Version: "v1", Kind: "Job"},
-	{Version: "v1", Kind: "Service"},
-	{Version: "v1", Kind: "ConfigMap"},
-	{Version: "v1", Kind: "Secret"},
-	{Version: "v1", Kind: "PersistentVolumeClaim"},
-}
-
 // world is what one pass knows of the cluster, gathered once for every
 // plan: the managed policies (one list per policy kind), the namespaces,
 // and, when some plan has an applications scope, the labelled objects the
@@ -131,12 +116,12 @@ func isNotServed(err error) bool {
 	return meta.IsNoMatchError(err) || errors.As(err, &noMatch) || apierrors.IsNotFound(err)
 }
 
-// listMembers lists, metadata only, the objects of memberKinds that carry
+// listMembers lists, metadata only, the objects of plan.InstanceMemberKinds that carry
 // the instance label, in every namespace: the input of
 // plan.InstanceLabelResolver.
 func (r *reconciler) listMembers(ctx context.Context) ([]plan.LabeledObject, error) {
 	var out []plan.LabeledObject
-	for _, gvk := range memberKinds {
+	for _, gvk := range plan.InstanceMemberKinds() {
 		list := &metav1.PartialObjectMetadataList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err := r.reader.List(ctx, list, client.HasLabels{plan.InstanceLabel}); err != nil {
