@@ -15,17 +15,15 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"image"
 	"image/color"
-	"image/png"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
+
+	"github.com/telark/protectionplans/internal/chromiumtest"
 )
 
 const (
@@ -34,7 +32,7 @@ const (
 )
 
 func TestScreenshot_NightlyRun(t *testing.T) {
-	bin := chromium(t)
+	bin := chromiumtest.Find(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "nightly_run.html")
 	golden, err := os.ReadFile(filepath.Join("testdata", "nightly_run.golden.html"))
@@ -47,9 +45,9 @@ func TestScreenshot_NightlyRun(t *testing.T) {
 
 	t.Run("screenshot", func(t *testing.T) {
 		shot := filepath.Join(dir, "nightly_run.png")
-		runChromium(t, bin, "--window-size=1280,2000", "--screenshot="+shot, "file://"+page)
-		img := decodePNG(t, shot)
-		keep(t, shot)
+		chromiumtest.Run(t, bin, "--window-size=1280,2000", "--screenshot="+shot, "file://"+page)
+		img := chromiumtest.DecodePNG(t, shot)
+		chromiumtest.Keep(t, "REPORT_SCREENSHOT_DIR", shot)
 		if b := img.Bounds(); b.Dx() != shotWidth || b.Dy() != shotHeight {
 			t.Fatalf("the screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), shotWidth, shotHeight)
 		}
@@ -87,85 +85,18 @@ func TestScreenshot_NightlyRun(t *testing.T) {
 
 	t.Run("print to PDF", func(t *testing.T) {
 		pdf := filepath.Join(dir, "nightly_run.pdf")
-		runChromium(t, bin, "--no-pdf-header-footer", "--print-to-pdf="+pdf, "file://"+page)
+		chromiumtest.Run(t, bin, "--no-pdf-header-footer", "--print-to-pdf="+pdf, "file://"+page)
 		b, err := os.ReadFile(pdf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		keep(t, pdf)
+		chromiumtest.Keep(t, "REPORT_SCREENSHOT_DIR", pdf)
 		if !bytes.HasPrefix(b, []byte("%PDF-")) || len(b) < 10_000 {
 			t.Fatalf("the PDF is %d bytes and starts %q", len(b), b[:min(len(b), 8)])
 		}
 		pages := bytes.Count(b, []byte("/Type /Page\n")) + bytes.Count(b, []byte("/Type /Page>>")) + bytes.Count(b, []byte("/Type /Page "))
 		t.Logf("PDF: %d bytes, about %d pages", len(b), pages)
 	})
-}
-
-// chromium finds the browser: $CHROMIUM, or chromium, chromium-browser,
-// google-chrome on PATH.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("no Chromium found (apt-get install chromium, or set CHROMIUM)")
-	return ""
-}
-
-// runChromium runs headless Chromium with a fresh profile and no network
-// services.
-func runChromium(t *testing.T, bin string, args ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	profile := t.TempDir()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + profile}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+profile)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", bin, err, out)
-	}
-}
-
-func decodePNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("no screenshot: %v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("the screenshot is not a PNG: %v", err)
-	}
-	return img
-}
-
-// keep copies a file to $REPORT_SCREENSHOT_DIR when it is set.
-func keep(t *testing.T, path string) {
-	t.Helper()
-	dir := os.Getenv("REPORT_SCREENSHOT_DIR")
-	if dir == "" {
-		return
-	}
-	b, err := os.ReadFile(path)
-	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
-	}
-	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, filepath.Base(path)), b, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("kept %s", filepath.Join(dir, filepath.Base(path)))
 }
 
 // countColours counts, for each named colour, the pixels within 6 of it on

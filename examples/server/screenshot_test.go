@@ -18,18 +18,15 @@ package main
 // there to be looked at.
 
 import (
-	"context"
 	"image"
 	"image/color"
-	"image/png"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/telark/protectionplans/internal/chromiumtest"
 )
 
 const (
@@ -38,7 +35,7 @@ const (
 )
 
 func TestScreenshot_Dashboard(t *testing.T) {
-	bin := chromium(t)
+	bin := chromiumtest.Find(t)
 	e := newEnv(t)
 	asUser := func(user string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -84,9 +81,9 @@ func TestScreenshot_Dashboard(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			shot := filepath.Join(dir, "dashboard_"+tc.name+".png")
-			runChromium(t, bin, "--window-size=1280,1600", "--screenshot="+shot, ts.URL+tc.path)
-			img := decodePNG(t, shot)
-			keep(t, shot)
+			chromiumtest.Run(t, bin, "--window-size=1280,1600", "--screenshot="+shot, ts.URL+tc.path)
+			img := chromiumtest.DecodePNG(t, shot)
+			chromiumtest.Keep(t, "DASHBOARD_SCREENSHOT_DIR", shot)
 			if b := img.Bounds(); b.Dx() != shotWidth || b.Dy() != shotHeight {
 				t.Fatalf("the screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), shotWidth, shotHeight)
 			}
@@ -104,74 +101,6 @@ func TestScreenshot_Dashboard(t *testing.T) {
 			}
 		})
 	}
-}
-
-// chromium finds the browser: $CHROMIUM, or chromium, chromium-browser,
-// google-chrome on PATH.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("no Chromium found (apt-get install chromium, or set CHROMIUM)")
-	return ""
-}
-
-// runChromium runs headless Chromium with a fresh profile and no network
-// services.
-func runChromium(t *testing.T, bin string, args ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	profile := t.TempDir()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + profile}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+profile)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", bin, err, out)
-	}
-}
-
-func decodePNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("no screenshot: %v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("the screenshot is not a PNG: %v", err)
-	}
-	return img
-}
-
-// keep copies a file to DASHBOARD_SCREENSHOT_DIR when it is set.
-func keep(t *testing.T, path string) {
-	t.Helper()
-	dir := os.Getenv("DASHBOARD_SCREENSHOT_DIR")
-	if dir == "" {
-		return
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(dir, filepath.Base(path))
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("kept %s", dst)
 }
 
 // countColour counts pixels within a small distance of c.
