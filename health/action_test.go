@@ -16,7 +16,7 @@ import (
 
 // The live sample of the scaling template, as the API server returned it.
 const (
-	scalingUID = "77e1c63b-4996-48ad-8dcc-88f679d6fa4e"
+	scalingUID = "df1909a5-d38f-4156-aa4c-c22740476e53"
 	scalingRV  = "350"
 )
 

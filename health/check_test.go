@@ -175,7 +175,7 @@ func TestCheck(t *testing.T) {
 				Summary: Summary{Rendered: 9, OK: 8, Outdated: 1},
 				Healthy: condition{metav1.ConditionFalse, ReasonPoliciesOutdated, "1 of 9 policies outdated in shop: being re-applied"},
 				Actions: []action{{Apply, "Policy shop/" + scaling, "Policy shop/" + scaling +
-					" was changed by hand under its render-hash annotation (it hashes to sha256:98c1a822834a, not sha256:2eec7566a449)"}},
+					" was changed by hand under its render-hash annotation (it hashes to sha256:9a94f1f9ded4, not sha256:6a08fc356c76)"}},
 			},
 		},
 		{
@@ -222,7 +222,7 @@ func TestCheck(t *testing.T) {
 				Summary: Summary{Rendered: 1, Outdated: 1},
 				Healthy: condition{metav1.ConditionFalse, ReasonPoliciesOutdated, "1 of 1 policy outdated in shop: being re-applied"},
 				Actions: []action{{Apply, "Policy shop/" + scaling, "Policy shop/" + scaling +
-					" was rendered from another version of the plan (render hash sha256:5242d05e56de, now sha256:2eec7566a449)"}},
+					" was rendered from another version of the plan (render hash sha256:8d20b7564007, now sha256:6a08fc356c76)"}},
 			},
 		},
 		{

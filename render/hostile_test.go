@@ -49,7 +49,7 @@ func hostileInput() Input {
 
 // ownVariable is what every "{{" of a rendered policy must start: our own
 // JMESPath on the request or the parent's labels, or the message decode.
-var ownVariable = regexp.MustCompile(`^\{\{(- base64_decode\('[A-Za-z0-9+/=]*'\) \}\}$|- join\('', \[base64_decode\('[A-Za-z0-9+/=]*'\), request\.kind\.kind, ' ', request\.name, base64_decode\('[A-Za-z0-9+/=]*'\)\]\) \}\}$| request\.| \(| !\(| sort\()`)
+var ownVariable = regexp.MustCompile(`^\{\{(- base64_decode\('[A-Za-z0-9+/=]*'\) \}\}$|- join\('', \[base64_decode\('[A-Za-z0-9+/=]*'\), request\.kind\.kind, ' ', request\.name, base64_decode\('[A-Za-z0-9+/=]*'\)\]\) \}\}$| request\.| \(| !\(| sort\(| to_number\(to_string\(request\.)`)
 
 func TestHostile_MessagesAreExactAndInert(t *testing.T) {
 	for _, name := range hostileNames {

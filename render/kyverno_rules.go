@@ -158,7 +158,16 @@ func images(path string) string {
 	return "sort([" + strings.Join(parts, ", ") + "][].join('=', [name || '', image || '']))"
 }
 
-func replicas(obj string) string { return "(" + obj + ".spec.replicas || `0`)" }
+// replicas reads spec.replicas as a number that compares across
+// representations. Kyverno 1.19.1 evaluates a request's rules with
+// request.oldObject as the JSON decoder gives it (float64 numbers) but,
+// after any rule of the same Policy that matched the request, puts back
+// request.object as apimachinery decoded it (int64 numbers), and JMESPath
+// equality tells 2 from 2.0: a later rule would see unchanged replicas as
+// changed. Going through to_string and to_number makes both float64.
+func replicas(obj string) string {
+	return "to_number(to_string(" + obj + ".spec.replicas || `0`))"
+}
 
 func replicasOperator(d Direction) string {
 	switch d {
