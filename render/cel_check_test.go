@@ -140,6 +140,9 @@ func checkPolicyCEL(target Target, obj *unstructured.Unstructured) []string {
 		if name, ok := variableOf(obj, e.field); ok {
 			on = imageKinds(name, kinds)
 		}
+		if strings.HasPrefix(e.field, "spec.validations[") && strings.HasSuffix(e.field, "].expression") {
+			on = guardedTypes(e.expr, obj, kinds)
+		}
 		for _, p := range fieldPaths(checked.NativeRep()) {
 			if msg := checkPath(p, on); msg != "" {
 				report("%s", msg)
@@ -230,6 +233,61 @@ func matchedTypes(obj *unstructured.Unstructured) map[string]reflect.Type {
 			for _, k := range knownKinds {
 				if k.Resource == plural {
 					out[k.Kind] = kindTypes[k.Kind]
+				}
+			}
+		}
+	}
+	return out
+}
+
+// guardPattern reads the match guard a validation starts with (see
+// matchGuard): an optional operation test, then the resources, then
+// optionally the subresources.
+var guardPattern = regexp.MustCompile(`^!\((?:request\.operation (?:== "[A-Z]+"|in \[[^\]]*\]) && )?` +
+	`request\.resource\.resource (?:== "([a-z]+)"|in \[([^\]]*)\])` +
+	`(?: && variables\.subresource (?:== "([a-z]*)"|in \[([^\]]*)\]))?`)
+
+// guardedTypes are the types of the objects a validation can read: those
+// its match guard lets through (a policy of the compact layout matches
+// every template's kinds, each validation only its rule's), or every kind
+// the policy matches when the validation has no resource guard.
+func guardedTypes(expr string, obj *unstructured.Unstructured, kinds map[string]reflect.Type) map[string]reflect.Type {
+	m := guardPattern.FindStringSubmatch(expr)
+	if m == nil {
+		return kinds
+	}
+	list := func(one, many string) []string {
+		if one != "" || !strings.HasPrefix(many, `"`) {
+			return []string{one}
+		}
+		var out []string
+		for _, q := range strings.Split(many, ", ") {
+			out = append(out, strings.Trim(q, `"`))
+		}
+		return out
+	}
+	resources := list(m[1], m[2])
+	subs := list(m[3], m[4])
+	subGuarded := m[3] != "" || m[4] != "" || strings.Contains(m[0], `variables.subresource == ""`)
+	out := map[string]reflect.Type{}
+	rules, _, _ := unstructured.NestedSlice(obj.Object, "spec", "matchConstraints", "resourceRules")
+	for _, r := range rules {
+		res, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resources")
+		for _, name := range res {
+			plural, sub, _ := strings.Cut(name, "/")
+			if !slices.Contains(resources, plural) || (subGuarded && !slices.Contains(subs, sub)) {
+				continue
+			}
+			switch sub {
+			case SubresourceScale:
+				out["Scale"] = kindTypes["Scale"]
+			case "ephemeralcontainers":
+				out["Pod"] = kindTypes["Pod"]
+			default:
+				for _, k := range knownKinds {
+					if k.Resource == plural {
+						out[k.Kind] = kindTypes[k.Kind]
+					}
 				}
 			}
 		}

@@ -47,25 +47,27 @@ var kyvernoCELOptions = celOptions{text: celText}
 
 func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 	protos := map[string]*specProto{}
+	opt := kyvernoCELOptions
+	opt.dynObjects = c.compact
 	out := make([]Policy, 0, len(c.templates)*len(c.namespaces))
-	for _, bt := range c.templates {
-		name := PolicyName(c.planID, bt.name)
-		for _, ns := range c.namespaces {
-			key := bt.name + "\x00" + ns.key
+	for _, ns := range c.namespaces {
+		for _, u := range c.units(ns) {
+			name := PolicyName(c.planID, u.template)
+			key := u.template + "\x00" + ns.key
 			proto := protos[key]
 			if proto == nil {
 				var err error
-				if proto, err = newSpecProto(kyvernoCELSpec(c, bt, ns)); err != nil {
+				if proto, err = newSpecProto(kyvernoCELSpec(c, u.rules, ns, opt)); err != nil {
 					return nil, err
 				}
 				protos[key] = proto
 			}
-			obj, hash, err := renderedObject(c, nvpolAPIVersion, nvpolKind, bt.name, name, ns.name, nil, proto)
+			obj, hash, err := renderedObject(c, nvpolAPIVersion, nvpolKind, u.template, name, ns.name, nil, proto)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, Policy{
-				Target: TargetKyvernoCEL, Template: bt.name, Namespace: ns.name, Name: name,
+				Target: TargetKyvernoCEL, Template: u.template, Templates: u.templates, Namespace: ns.name, Name: name,
 				Hash: hash, Objects: []*unstructured.Unstructured{obj},
 			})
 		}
@@ -73,9 +75,10 @@ func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 	return out, nil
 }
 
-// kyvernoCELSpec renders the spec of a template's policy for a namespace.
-func kyvernoCELSpec(c *compiled, bt boundTemplate, ns nsScope) policiesv1.ValidatingPolicySpec {
-	cs := celTranslate(c, bt, ns, kyvernoCELOptions)
+// kyvernoCELSpec renders the spec of a policy holding rules for a
+// namespace.
+func kyvernoCELSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) policiesv1.ValidatingPolicySpec {
+	cs := celTranslate(c, rules, ns, opt)
 	fail := admissionregistrationv1.Fail
 	yes, no := true, false
 	return policiesv1.ValidatingPolicySpec{

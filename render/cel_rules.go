@@ -10,7 +10,8 @@ import (
 // The CEL translation of the rule vocabulary, shared by the kyverno-cel
 // and vap targets (cel_kyverno.go, vap.go wrap it in their objects).
 //
-// A policy is one template in one namespace, as for the kyverno target:
+// A policy is one template in one namespace, as for the kyverno target, or
+// in the compact layout every template in one namespace (policyUnit):
 //
 //   - matchConstraints.resourceRules are the union of its rules' kinds,
 //     operations and subresources (/scale, and pods/ephemeralcontainers
@@ -48,6 +49,12 @@ type celOptions struct {
 	reason *metav1.StatusReason
 	// text is a message as the target writes it.
 	text func(string) string
+	// dynObjects reads the objects' fields through dyn(): in the compact
+	// layout a policy matches every kind of every template, and the API
+	// server type-checks each validation against each of them (a
+	// ConfigMap has no spec.replicas), although each validation's guard
+	// lets only its own rule's kinds reach the read.
+	dynObjects bool
 }
 
 // celSpec is the CEL translation of one template for one namespace.
@@ -58,10 +65,9 @@ type celSpec struct {
 	validations []admissionregistrationv1.Validation
 }
 
-// celTranslate translates a template's rules and scope guards for a
+// celTranslate translates the rules of one policy (policyRules) for a
 // namespace.
-func celTranslate(c *compiled, bt boundTemplate, ns nsScope, opt celOptions) celSpec {
-	rules := append(append([]RuleSpec(nil), bt.rules...), scopeGuards(bt, ns)...)
+func celTranslate(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) celSpec {
 	perRule := make([][]admissionregistrationv1.NamedRuleWithOperations, len(rules))
 	var union []admissionregistrationv1.NamedRuleWithOperations
 	for i, r := range rules {
@@ -87,7 +93,7 @@ func celValidation(c *compiled, r RuleSpec, ns nsScope, opt celOptions, vars *ce
 	if s := celScope(r, ns, opt, vars); s != "" {
 		parts = append(parts, s)
 	}
-	if cond := celCondition(r, vars); cond != "" {
+	if cond := celCondition(r, vars, opt); cond != "" {
 		parts = append(parts, cond)
 	}
 	v := admissionregistrationv1.Validation{Expression: "false", Message: opt.text(c.message(r.What)), Reason: opt.reason}
@@ -165,16 +171,21 @@ func celMembers(kinds []Kind, ns nsScope) string {
 
 // celCondition translates a rule's condition; empty for Always (and for a
 // scope guard, whose test is its scope).
-func celCondition(r RuleSpec, vars *celVars) string {
+func celCondition(r RuleSpec, vars *celVars, opt celOptions) string {
+	obj, old := "object", "oldObject"
+	if opt.dynObjects {
+		obj, old = "dyn(object)", "dyn(oldObject)"
+	}
+	changed := func(path, def string) string { return celField(obj, path, def) + " != " + celField(old, path, def) }
 	switch r.Condition {
 	case ImagesChanged:
 		n, o := vars.use(imagesVar("new", r.Kinds[0].PodSpec)), vars.use(imagesVar("old", r.Kinds[0].PodSpec))
 		return "(size(" + n + ") != size(" + o + ") || !" + n + ".all(i, i in " + o + "))"
 	case ReplicasChanged:
-		return celField("object", ".?spec.?replicas", "0") + " " + replicasOperator(r.Direction) + " " +
-			celField("oldObject", ".?spec.?replicas", "0")
+		return celField(obj, ".?spec.?replicas", "0") + " " + replicasOperator(r.Direction) + " " +
+			celField(old, ".?spec.?replicas", "0")
 	case RestartedAtChanged:
-		return celChanged(`.?spec.?template.?metadata.?annotations[?"kubectl.kubernetes.io/restartedAt"]`, `""`)
+		return changed(`.?spec.?template.?metadata.?annotations[?"kubectl.kubernetes.io/restartedAt"]`, `""`)
 	case StorageRequestChanged:
 		// Read as dyn: the API server's type checker drops maps of
 		// quantities from the schema it builds (a quantity is "string or
@@ -184,9 +195,9 @@ func celCondition(r RuleSpec, vars *celVars) string {
 	case DataChanged:
 		var alts []string
 		for _, f := range dataFields(r.Kinds) {
-			alts = append(alts, celChanged(".?"+f, "{}"))
+			alts = append(alts, changed(".?"+f, "{}"))
 		}
-		alts = append(alts, celChanged(".?immutable", "false"))
+		alts = append(alts, changed(".?immutable", "false"))
 		return "(" + strings.Join(alts, " || ") + ")"
 	}
 	return ""
@@ -195,11 +206,6 @@ func celCondition(r RuleSpec, vars *celVars) string {
 // celField reads an optional path (".?spec.?replicas") of obj, a missing
 // field reading as def.
 func celField(obj, path, def string) string { return obj + path + ".orValue(" + def + ")" }
-
-// celChanged compares a field of the new and old objects.
-func celChanged(path, def string) string {
-	return celField("object", path, def) + " != " + celField("oldObject", path, def)
-}
 
 // dataFields are the content fields of ConfigMaps and Secrets that the
 // kinds have (a field a kind lacks is missing on both sides, so leaving it

@@ -72,6 +72,12 @@ func TestCEL_TypeCheckCatchesMistakes(t *testing.T) {
 		{"a syntax error", "storage_namespaces_enforce", "!=", "!=="},
 		{"a condition that is not a boolean", "delete_namespaces_enforce", "expression: \"false\"", "expression: '\"false\"'"},
 		{"a message that is not a string", "scaling_applications_enforce", `+ " " +`, `+ 1 +`},
+		// The compact layout reads objects through dyn() and guards each
+		// validation by its rule's resources: the check follows both.
+		{"a misspelled field in a compact policy", "compact_every_template_namespaces_enforce",
+			"?spec.?template.?metadata.?annotations", "?spec.?templat.?metadata.?annotations"},
+		{"a compact validation reading a field its guard's kind lacks", "compact_every_template_namespaces_enforce",
+			`"UPDATE" && request.resource.resource == "persistentvolumeclaims"`, `"UPDATE" && request.resource.resource == "configmaps"`},
 	}
 	for _, target := range []Target{TargetKyvernoCEL, TargetVAP} {
 		for _, m := range mutations {

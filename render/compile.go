@@ -22,6 +22,8 @@ type compiled struct {
 	mode     plan.Mode
 	until    string
 	target   Target
+	// compact is the compact layout: one policy per namespace.
+	compact bool
 	// templates are in the plan's order.
 	templates []boundTemplate
 	// namespaces are sorted by name.
@@ -48,7 +50,7 @@ func compile(in Input) (*compiled, error) {
 	}
 	p := in.Plan
 	spec := field.NewPath("spec")
-	c := &compiled{planID: p.Name, planName: p.Spec.Name, mode: p.Spec.Mode, target: target}
+	c := &compiled{planID: p.Name, planName: p.Spec.Name, mode: p.Spec.Mode, target: target, compact: in.Compact}
 	if strings.TrimSpace(c.planName) == "" {
 		c.planName = p.Name
 	}
@@ -150,4 +152,58 @@ func checkKindName(kind string, fld *field.Path) *field.Error {
 		return field.Invalid(fld, kind, "must be a kind such as ConfigMap (an upper-case letter, then letters and digits)")
 	}
 	return nil
+}
+
+// CompactTemplate is the template label (and Policy.Template) of a
+// policy of the compact layout, which holds every template of the plan.
+// No catalog template has this name.
+const CompactTemplate = "compact"
+
+// policyUnit is what one policy holds: its template label, the templates
+// whose rules it has, and the rules, each template's scope guards after
+// its rules, with the template each rule comes from (owners). Explain
+// walks the same units, so the first failing rule or validation of a
+// policy is the one Explain names.
+type policyUnit struct {
+	template  string
+	templates []string
+	rules     []RuleSpec
+	owners    []string
+}
+
+// units are the policies of a namespace, in the plan's template order:
+// one per template, or one for all of them in the compact layout, where a
+// scope guard's name is prefixed with its template's (every template has
+// its guards, and rule names are unique in a kyverno.io/v1 Policy; the
+// catalog's own rule names are unique across templates, a test holds it).
+func (c *compiled) units(ns nsScope) []policyUnit {
+	if c.compact {
+		u := policyUnit{template: CompactTemplate}
+		for _, bt := range c.templates {
+			u.templates = append(u.templates, bt.name)
+			for _, r := range policyRules(bt, ns) {
+				if r.Condition == LeavesApplication {
+					r.Name = bt.name + "-" + r.Name
+				}
+				u.rules = append(u.rules, r)
+				u.owners = append(u.owners, bt.name)
+			}
+		}
+		return []policyUnit{u}
+	}
+	out := make([]policyUnit, len(c.templates))
+	for i, bt := range c.templates {
+		rules := policyRules(bt, ns)
+		owners := make([]string, len(rules))
+		for j := range owners {
+			owners[j] = bt.name
+		}
+		out[i] = policyUnit{template: bt.name, templates: []string{bt.name}, rules: rules, owners: owners}
+	}
+	return out
+}
+
+// policyRules are a template's rules and scope guards for a namespace.
+func policyRules(bt boundTemplate, ns nsScope) []RuleSpec {
+	return append(slices.Clone(bt.rules), scopeGuards(bt, ns)...)
 }

@@ -1,7 +1,7 @@
 // Package render owns the fixed template catalog and turns an active
 // protection plan into admission policies: one policy per template and
-// namespace in scope, labelled with the plan and carrying a render hash,
-// for one of three targets.
+// namespace in scope (or, in the compact layout, per namespace), labelled
+// with the plan and carrying a render hash, for one of three targets.
 //
 //	res, err := render.Render(render.Input{Plan: p, Now: now, Target: render.TargetVAP})
 //	// res.Policies[i].Objects: a ValidatingAdmissionPolicy and its binding.
@@ -119,12 +119,39 @@
 // that can be down or slow); a NamespacedValidatingPolicy gets a webhook of
 // its own in Kyverno's configuration, scoped to its namespace, with the
 // exemptions as webhook match conditions (exempt requests never reach
-// Kyverno). A compact mode (one policy per namespace for all templates)
-// is not offered: the policy object is the unit health compares, hashes,
-// labels with its template and repairs, and a refusal quotes only the
-// first failing validation of a policy, so one template's message would
-// hide the others' (vap's audit warnings do list every failing
-// validation).
+// Kyverno).
+//
+// # Layouts
+//
+// By default a plan renders one policy per template and namespace: the
+// unit health compares, hashes, labels with its template and repairs. For
+// the CEL targets each policy costs a request in scope its own webhook
+// call (kyverno-cel) or policy evaluation (vap), so Input.Compact offers
+// the compact layout: one policy per namespace, named for CompactTemplate
+// ("<plan>-compact", for vap "<plan>-compact.<namespace>") and labelled
+// telark.io/template=compact, holding every template's rules in the
+// plan's order, each template's scope guards after its rules. This is
+// what Explain walks, and both Kyverno and the API server refuse with the
+// first failing validation, so the message is still the template's own
+// and the one Explain names; in audit mode vap's warnings list every
+// failing validation. Each validation keeps the match guard of its rule
+// (matchGuard), and in this layout reads objects through dyn(), since the
+// API server type-checks each expression against every kind the policy
+// matches. Policy.Templates lists the templates a policy holds. What the
+// layout gives up: health, hashes and repairs are per namespace, not per
+// template (a hand edit of one template's validation re-applies the whole
+// namespace's policy).
+//
+// For the kyverno target, Kyverno evaluates every rule of a Policy and
+// reports each one that fails, in rule order; Explain names the first.
+// One Kyverno behaviour matters once rules of several templates share a
+// Policy: after a rule that matched the request, Kyverno 1.19.1 puts
+// request.object back into the rule context as apimachinery decoded it
+// (int64 numbers), while request.oldObject keeps the JSON decoder's
+// float64, and JMESPath equality tells 2 from 2.0. The replicas rule
+// therefore compares to_number(to_string(...)) of both (kyverno_rules.go);
+// without it, the compact layout refused a label change as scaling
+// (test/kyverno caught it).
 //
 // # Admission cost
 //

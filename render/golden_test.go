@@ -141,3 +141,38 @@ func TestGolden_Cases(t *testing.T) {
 		}
 	}
 }
+
+// TestGolden_Compact renders the compact layout of every target: every
+// template in two namespaces, every template of two applications sharing
+// a namespace (members and scope guards), in audit mode.
+func TestGolden_Compact(t *testing.T) {
+	tests := []struct {
+		name string
+		in   func() Input
+	}{
+		{"compact_every_template_namespaces_enforce", func() Input {
+			return Input{Plan: namespacePlan(plan.ModeEnforce, []string{"shop", "payments"}, allTemplates()...), Now: now}
+		}},
+		{"compact_every_template_applications_audit", func() Input {
+			p := appPlan(plan.ModeAudit, allTemplates()...)
+			p.Spec.Scope.Applications = []string{"checkout", "search"}
+			checkout := checkoutApp()
+			checkout.Members = append(checkout.Members, plan.ResourceRef{Kind: "StatefulSet", Name: "cart-db", Namespace: "shop"})
+			search := plan.Application{Name: "search", Namespaces: []string{"shop"},
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "search"}},
+				Members:  []plan.ResourceRef{{Kind: "Deployment", Name: "indexer", Namespace: "shop"}}}
+			p.Spec.Exclusions.Resources = []plan.ResourceRef{{Kind: "ConfigMap", Name: "feature-flags", Namespace: "shop"}}
+			return Input{Plan: p, Applications: []plan.Application{checkout, search}, Now: now}
+		}},
+	}
+	for _, target := range Targets() {
+		for _, tt := range tests {
+			name := goldenName(target, tt.name)
+			t.Run(name, func(t *testing.T) {
+				in := tt.in()
+				in.Target, in.Compact = target, true
+				checkGolden(t, name, mustYAML(t, mustRender(t, in)))
+			})
+		}
+	}
+}

@@ -11,7 +11,8 @@ import (
 )
 
 // kyvernoTarget renders kyverno.io/v1 Policy objects: one per template and
-// namespace, with one or more rules per rule spec (see kyvernoRules), the
+// namespace (in the compact layout, one per namespace holding every
+// template's rules), with one or more rules per rule spec (see kyvernoRules), the
 // plan's mode as spec.validationFailureAction, admission only
 // (background: false), and Kyverno's pod-controller autogen switched off
 // (see AnnotationKyvernoAutogen).
@@ -23,19 +24,18 @@ func (kyvernoTarget) policies(c *compiled) ([]Policy, error) {
 	protos := map[string]*specProto{}
 	messages := kyvernoMessages(c)
 	out := make([]Policy, 0, len(c.templates)*len(c.namespaces))
-	for _, bt := range c.templates {
-		name := PolicyName(c.planID, bt.name)
-		for _, ns := range c.namespaces {
-			key := bt.name + "\x00" + ns.key
+	for _, ns := range c.namespaces {
+		for _, u := range c.units(ns) {
+			key := u.template + "\x00" + ns.key
 			proto := protos[key]
 			if proto == nil {
 				var err error
-				if proto, err = kyvernoSpec(c, bt, ns, messages); err != nil {
+				if proto, err = kyvernoSpec(c, u, ns, messages); err != nil {
 					return nil, err
 				}
 				protos[key] = proto
 			}
-			p, err := kyvernoPolicy(c, bt.name, name, ns.name, proto)
+			p, err := kyvernoPolicy(c, u, PolicyName(c.planID, u.template), ns.name, proto)
 			if err != nil {
 				return nil, err
 			}
@@ -56,8 +56,8 @@ func kyvernoMessages(c *compiled) map[string]string {
 	return out
 }
 
-// kyvernoSpec renders the spec of a template's policy for a namespace.
-func kyvernoSpec(c *compiled, bt boundTemplate, ns nsScope, messages map[string]string) (*specProto, error) {
+// kyvernoSpec renders the spec of a policy for a namespace.
+func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]string) (*specProto, error) {
 	exclude := kyvernoExclude(c.excludedKinds, ns)
 	spec := kySpec{
 		Admission:               true,
@@ -65,25 +65,26 @@ func kyvernoSpec(c *compiled, bt boundTemplate, ns nsScope, messages map[string]
 		EmitWarning:             false,
 		ValidationFailureAction: kyvernoAction(c.mode),
 	}
-	for _, r := range bt.rules {
-		spec.Rules = append(spec.Rules, kyvernoRules(r, ns, messages[bt.name+"/"+r.Name], exclude)...)
-	}
-	for _, g := range scopeGuards(bt, ns) {
-		prefix, suffix := c.guardMessageParts(g.Application)
-		spec.Rules = append(spec.Rules, kyvernoGuard(g, ns, kyvernoGuardMessage(prefix, suffix), exclude))
+	for i, r := range u.rules {
+		if r.Condition == LeavesApplication {
+			prefix, suffix := c.guardMessageParts(r.Application)
+			spec.Rules = append(spec.Rules, kyvernoGuard(r, ns, kyvernoGuardMessage(prefix, suffix), exclude))
+			continue
+		}
+		spec.Rules = append(spec.Rules, kyvernoRules(r, ns, messages[u.owners[i]+"/"+r.Name], exclude)...)
 	}
 	return newSpecProto(spec)
 }
 
 // kyvernoPolicy makes the object of one namespace from a shared spec.
-func kyvernoPolicy(c *compiled, template, name, namespace string, proto *specProto) (Policy, error) {
+func kyvernoPolicy(c *compiled, u policyUnit, name, namespace string, proto *specProto) (Policy, error) {
 	annotations := map[string]string{AnnotationKyvernoAutogen: "none"}
-	obj, hash, err := renderedObject(c, kyvernoAPIVersion, kyvernoKind, template, name, namespace, annotations, proto)
+	obj, hash, err := renderedObject(c, kyvernoAPIVersion, kyvernoKind, u.template, name, namespace, annotations, proto)
 	if err != nil {
 		return Policy{}, err
 	}
 	return Policy{
-		Target: TargetKyverno, Template: template, Namespace: namespace, Name: name,
+		Target: TargetKyverno, Template: u.template, Templates: u.templates, Namespace: namespace, Name: name,
 		Hash: hash, Objects: []*unstructured.Unstructured{obj},
 	}, nil
 }

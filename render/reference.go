@@ -135,12 +135,12 @@ func (c *compiled) explain(req Request) Decision {
 	ns := c.namespaces[i]
 	best := outcome{reason: fmt.Sprintf("no template of the plan freezes %s", describeRequest(req))}
 	var unchanged []string
-	for _, bt := range c.templates {
-		for _, r := range append(slices.Clone(bt.rules), scopeGuards(bt, ns)...) {
+	for _, u := range c.units(ns) {
+		for i, r := range u.rules {
 			o := c.evaluate(r, ns, req)
 			switch {
 			case o.stage == stageApplies:
-				return c.decision(bt, r, o, ns, req)
+				return c.decision(u, u.owners[i], r, o, ns, req)
 			case o.stage == stageUnchanged && !slices.Contains(unchanged, r.What):
 				unchanged = append(unchanged, r.What)
 			}
@@ -163,16 +163,16 @@ func orList(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
-func (c *compiled) decision(bt boundTemplate, r RuleSpec, o outcome, ns nsScope, req Request) Decision {
+func (c *compiled) decision(u policyUnit, template string, r RuleSpec, o outcome, ns nsScope, req Request) Decision {
 	tr := translators[c.target].traits()
-	name := tr.policyName(c.planID, bt.name, ns.name)
+	name := tr.policyName(c.planID, u.template, ns.name)
 	msg := c.message(r.What)
 	if r.Condition == LeavesApplication {
 		prefix, suffix := c.guardMessageParts(r.Application)
 		msg = prefix + req.Kind.Kind + " " + req.Name + suffix
 	}
 	d := Decision{
-		Template: bt.name, Rule: o.rule, Namespace: ns.name,
+		Template: template, Rule: o.rule, Namespace: ns.name,
 		Policy: name, Message: tr.text(msg),
 	}
 	ref := tr.describe(ns.name, name)

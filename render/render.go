@@ -27,6 +27,13 @@ type Input struct {
 	Now time.Time
 	// Target is the kind of policy to render; empty means TargetKyverno.
 	Target Target
+	// Compact asks for the compact layout (kyverno-cel and vap only): one
+	// policy per namespace holding the rules of every template, in the
+	// plan's order, instead of one policy per template and namespace. A
+	// request then crosses one webhook (kyverno-cel) or one policy (vap)
+	// instead of one per template; messages stay per template. See
+	// "Layouts" in the package documentation.
+	Compact bool
 }
 
 // Result is a render: the policies that should exist in the cluster for the
@@ -35,12 +42,18 @@ type Result struct {
 	Policies []Policy
 }
 
-// Policy is one template rendered for one namespace.
+// Policy is one template rendered for one namespace, or in the compact
+// layout every template of the plan.
 type Policy struct {
 	// Target is the target rendered to.
 	Target Target
-	// Template is the catalog name of the template.
+	// Template is the catalog name of the template; CompactTemplate in
+	// the compact layout. It is the telark.io/template label.
 	Template string
+	// Templates are the catalog names of the templates whose rules the
+	// policy holds, in the plan's order: Template, or in the compact
+	// layout every template of the plan.
+	Templates []string
 	// Namespace is the namespace the policy freezes (its objects live in
 	// it for the Kyverno targets).
 	Namespace string
@@ -57,7 +70,8 @@ type Policy struct {
 }
 
 // Render renders an active plan into its admission policies: one per
-// template and namespace in scope (R-R2). A plan whose phase is not active
+// template and namespace in scope (R-R2), or in the compact layout one
+// per namespace. A plan whose phase is not active
 // renders to an empty Result and no error (R-R7): nothing stays in the
 // cluster outside the window.
 //

@@ -77,19 +77,21 @@ func VAPName(planID, template, namespace string) string {
 
 func (vapTarget) policies(c *compiled) ([]Policy, error) {
 	protos := map[string]*specProto{}
+	opt := vapOptions
+	opt.dynObjects = c.compact
 	out := make([]Policy, 0, len(c.templates)*len(c.namespaces))
-	for _, bt := range c.templates {
-		for _, ns := range c.namespaces {
-			key := bt.name + "\x00" + ns.key
+	for _, ns := range c.namespaces {
+		for _, u := range c.units(ns) {
+			key := u.template + "\x00" + ns.key
 			proto := protos[key]
 			if proto == nil {
 				var err error
-				if proto, err = newSpecProto(vapSpec(c, bt, ns)); err != nil {
+				if proto, err = newSpecProto(vapSpec(c, u.rules, ns, opt)); err != nil {
 					return nil, err
 				}
 				protos[key] = proto
 			}
-			p, err := vapPolicy(c, bt.name, ns.name, proto)
+			p, err := vapPolicy(c, u, ns.name, proto)
 			if err != nil {
 				return nil, err
 			}
@@ -99,10 +101,10 @@ func (vapTarget) policies(c *compiled) ([]Policy, error) {
 	return out, nil
 }
 
-// vapSpec renders the spec of a template's ValidatingAdmissionPolicy for
-// a namespace.
-func vapSpec(c *compiled, bt boundTemplate, ns nsScope) admissionregistrationv1.ValidatingAdmissionPolicySpec {
-	cs := celTranslate(c, bt, ns, vapOptions)
+// vapSpec renders the spec of a ValidatingAdmissionPolicy holding rules
+// for a namespace.
+func vapSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) admissionregistrationv1.ValidatingAdmissionPolicySpec {
+	cs := celTranslate(c, rules, ns, opt)
 	fail := admissionregistrationv1.Fail
 	return admissionregistrationv1.ValidatingAdmissionPolicySpec{
 		MatchConstraints: &cs.match,
@@ -114,9 +116,9 @@ func vapSpec(c *compiled, bt boundTemplate, ns nsScope) admissionregistrationv1.
 }
 
 // vapPolicy makes the policy and binding of one namespace.
-func vapPolicy(c *compiled, template, namespace string, proto *specProto) (Policy, error) {
-	name := VAPName(c.planID, template, namespace)
-	vap, vapHash, err := renderedObject(c, vapAPIVersion, vapKind, template, name, "", nil, proto)
+func vapPolicy(c *compiled, u policyUnit, namespace string, proto *specProto) (Policy, error) {
+	name := VAPName(c.planID, u.template, namespace)
+	vap, vapHash, err := renderedObject(c, vapAPIVersion, vapKind, u.template, name, "", nil, proto)
 	if err != nil {
 		return Policy{}, err
 	}
@@ -124,13 +126,13 @@ func vapPolicy(c *compiled, template, namespace string, proto *specProto) (Polic
 	if err != nil {
 		return Policy{}, err
 	}
-	binding, bindingHash, err := renderedObject(c, vapAPIVersion, bindingKind, template, name, "", nil, bindingProto)
+	binding, bindingHash, err := renderedObject(c, vapAPIVersion, bindingKind, u.template, name, "", nil, bindingProto)
 	if err != nil {
 		return Policy{}, err
 	}
 	sum := sha256.Sum256([]byte(vapHash + "\n" + bindingHash))
 	return Policy{
-		Target: TargetVAP, Template: template, Namespace: namespace, Name: name,
+		Target: TargetVAP, Template: u.template, Templates: u.templates, Namespace: namespace, Name: name,
 		Hash: hashPrefix + hex.EncodeToString(sum[:]), Objects: []*unstructured.Unstructured{vap, binding},
 	}, nil
 }
