@@ -20,6 +20,8 @@ type explanation struct {
 	Phase    plan.Phase `json:"phase"`
 	Now      time.Time  `json:"now"`
 	Request  string     `json:"request"`
+	// Target is the render target whose policies Policy names.
+	Target render.Target `json:"target"`
 	// The rest is render.Decision: the rule that applies, or why none does.
 	Blocked   bool   `json:"blocked"`
 	Audited   bool   `json:"audited"`
@@ -38,9 +40,10 @@ func (a *app) explainCmd() *cobra.Command {
 		cluster               clusterFlags
 		pending               bool
 		labels                map[string]string
+		target                targetFlags
 	)
 	c := &cobra.Command{
-		Use:   "explain -f PLAN.yaml --request REQ.yaml [--now RFC3339] [--cluster SNAPSHOT.yaml]",
+		Use:   "explain -f PLAN.yaml --request REQ.yaml [--now RFC3339] [--cluster SNAPSHOT.yaml] [--target T [--compact]]",
 		Short: "Say whether the plan would block a change, with the template and the message",
 		Long: `Explain answers "would this change be blocked?" from the library's
 reference semantics of the rendered policies (render.Explain, which the
@@ -67,6 +70,9 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 			if err := checkOutput(output, "text", "table", "yaml", "json"); err != nil {
 				return err
 			}
+			if err := target.check(file); err != nil {
+				return err
+			}
 			t, err := now.get(a)
 			if err != nil {
 				return err
@@ -82,12 +88,12 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 			if err != nil {
 				return err
 			}
-			d, err := render.Explain(pv.input(render.TargetKyverno), req)
+			d, err := render.Explain(pv.input(target), req)
 			if err != nil {
-				return renderError(file, render.TargetKyverno, err)
+				return renderError(file, render.Target(target.target), err)
 			}
 			ex := explanation{Decision: decisionWord(d), Plan: pv.plan.Name, Phase: pv.plan.Status.Phase,
-				Now: t, Request: describeRequest(req), Blocked: d.Blocked, Audited: d.Audited,
+				Now: t, Request: describeRequest(req), Target: render.Target(target.target), Blocked: d.Blocked, Audited: d.Audited,
 				Template: d.Template, Rule: d.Rule, Namespace: d.Namespace, Policy: d.Policy,
 				Message: d.Message, Reason: d.Reason}
 			if err := printExplanation(a.stdout, output, ex); err != nil {
@@ -105,6 +111,7 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 	now.register(c, "the instant of the request")
 	cluster.register(c, true)
 	c.Flags().StringToStringVar(&labels, "labels", nil, "the labels of the parent of a /scale request, e.g. app=checkout (overrides parentLabels)")
+	target.register(c, "the target whose policies the answer names (they decide alike; vap matches /scale by the applications' members as resolved)")
 	c.Flags().BoolVar(&pending, "pending", false, "treat a plan that requires approval as still waiting for it (it blocks nothing)")
 	outputFlag(c, &output, "text", "output format: text, table, yaml or json")
 	return c
@@ -163,8 +170,8 @@ func printExplanation(w io.Writer, format string, ex explanation) error {
 
 // policyRef is "namespace/policy".
 func (ex explanation) policyRef() string {
-	if ex.Policy == "" {
-		return ""
+	if ex.Policy == "" || ex.Target == render.TargetVAP { // a VAP is cluster-scoped
+		return ex.Policy
 	}
 	return ex.Namespace + "/" + ex.Policy
 }

@@ -158,8 +158,30 @@ func checkPlan(file string, p *plan.ProtectionPlan, env plan.ValidationEnv) erro
 }
 
 // input is what render.Render and render.Explain take for the preview.
-func (pv *preview) input(target render.Target) render.Input {
-	return render.Input{Plan: pv.plan, Applications: pv.apps, Now: pv.now, Target: target}
+func (pv *preview) input(t targetFlags) render.Input {
+	return render.Input{Plan: pv.plan, Applications: pv.apps, Now: pv.now, Target: render.Target(t.target), Compact: t.compact}
+}
+
+// targetFlags are --target and --compact: what render renders, and whose
+// policies explain names.
+type targetFlags struct {
+	target  string
+	compact bool
+}
+
+func (t *targetFlags) register(c *cobra.Command, what string) {
+	c.Flags().StringVar(&t.target, "target", string(render.TargetKyverno), what+": "+supportedTargets())
+	c.Flags().BoolVar(&t.compact, "compact", false, "the compact layout: one policy per namespace holding every template")
+}
+
+// check refuses an unknown target (a usage error, before the plan is
+// read).
+func (t targetFlags) check(file string) error {
+	tgt := render.Target(t.target)
+	if !render.Supported(tgt) {
+		return renderError(file, tgt, &render.UnsupportedTargetError{Target: tgt})
+	}
+	return nil
 }
 
 // phaseNote says why a plan that is not active renders nothing.

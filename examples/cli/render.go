@@ -12,13 +12,13 @@ func (a *app) renderCmd() *cobra.Command {
 	var (
 		file    string
 		now     nowFlag
-		target  string
+		target  targetFlags
 		cluster clusterFlags
 		pending bool
 		output  string
 	)
 	c := &cobra.Command{
-		Use:   "render -f PLAN.yaml [--now RFC3339] [--target kyverno|kyverno-cel|vap] [--namespaces a,b | --cluster SNAPSHOT.yaml]",
+		Use:   "render -f PLAN.yaml [--now RFC3339] [--target kyverno|kyverno-cel|vap [--compact]] [--namespaces a,b | --cluster SNAPSHOT.yaml]",
 		Short: "Print the policies the plan would have in the cluster at an instant",
 		Long: `Render prints the admission policies the plan would have in the cluster at
 --now, as a YAML stream that kubectl apply -f - accepts (-o json: a v1
@@ -34,7 +34,10 @@ snapshot's applications give their namespaces and label selectors.
 Targets: kyverno (kyverno.io/v1 Policy, the default); kyverno-cel
 (policies.kyverno.io/v1 NamespacedValidatingPolicy, Kyverno's CEL
 policies); vap (a native ValidatingAdmissionPolicy and its binding per
-template and namespace: the API server enforces them, no Kyverno needed).`,
+template and namespace: the API server enforces them, no Kyverno needed).
+--compact renders one policy per namespace holding every template: a
+write in scope then crosses one policy (for kyverno-cel, one webhook)
+instead of one per template; messages stay per template.`,
 		Example: `  # The policies of the holiday freeze on Christmas Day, applied to a cluster:
   protectctl render -f plans/holiday-freeze.yaml --now 2026-12-25T12:00:00+01:00 | kubectl apply -f -
 
@@ -52,17 +55,16 @@ template and namespace: the API server enforces them, no Kyverno needed).`,
 			if err != nil {
 				return err
 			}
-			tgt := render.Target(target)
-			if !render.Supported(tgt) {
-				return renderError(file, tgt, &render.UnsupportedTargetError{Target: tgt})
+			if err := target.check(file); err != nil {
+				return err
 			}
 			pv, err := a.loadPreview(file, t, &cluster, pending)
 			if err != nil {
 				return err
 			}
-			res, err := render.Render(pv.input(tgt))
+			res, err := render.Render(pv.input(target))
 			if err != nil {
-				return renderError(file, tgt, err)
+				return renderError(file, render.Target(target.target), err)
 			}
 			if len(res.Policies) == 0 {
 				fmt.Fprintf(a.stderr, "protectctl: no policies: %s\n", pv.phaseNote())
@@ -75,7 +77,7 @@ template and namespace: the API server enforces them, no Kyverno needed).`,
 	}
 	fileFlag(c, &file)
 	now.register(c, "the instant to render at")
-	c.Flags().StringVar(&target, "target", string(render.TargetKyverno), "the kind of policy to render: "+supportedTargets())
+	target.register(c, "the kind of policy to render")
 	cluster.register(c, true)
 	c.Flags().BoolVar(&pending, "pending", false, "show a plan that requires approval as still waiting for it (it renders nothing)")
 	outputFlag(c, &output, "yaml", "output format: yaml (a stream for kubectl apply -f -) or json (a v1 List)")

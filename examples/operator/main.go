@@ -39,6 +39,7 @@ type options struct {
 	metricsBindAddress      string
 	healthProbeBindAddress  string
 	installCRD              bool
+	compact                 bool
 }
 
 // parseFlags reads the command line. Unsupported targets are refused here,
@@ -49,6 +50,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config")
 	fs.StringVar(&o.target, "target", string(render.TargetKyverno), "policy target: kyverno (kyverno.io/v1 Policy), kyverno-cel (policies.kyverno.io/v1 NamespacedValidatingPolicy) or vap (ValidatingAdmissionPolicy and binding)")
+	fs.BoolVar(&o.compact, "compact", false, "compact layout: one policy per namespace holding every template of a plan, so a write in scope crosses one policy (kyverno-cel: one webhook) instead of one per template")
 	fs.StringVar(&o.reportsDir, "reports-dir", "reports", "directory of the plans' ledgers and final reports")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader with a Lease: only the leader moves plans")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the pod's namespace)")
@@ -105,6 +107,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	op, err := operator.New(operator.Config{
 		Target:     render.Target(o.target),
+		Compact:    o.compact,
 		ReportsDir: o.reportsDir,
 		Timing:     timing,
 		InstallCRD: o.installCRD,

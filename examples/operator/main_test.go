@@ -37,6 +37,11 @@ func TestParseFlags(t *testing.T) {
 		}},
 		{name: "an unknown target is refused", args: []string{"--target=opa"},
 			wantErr: `--target: unknown target "opa": want one of [kyverno kyverno-cel vap]`},
+		{name: "--compact is read", args: []string{"--target=vap", "--compact"}, check: func(t *testing.T, o options) {
+			if !o.compact || o.target != "vap" {
+				t.Errorf("options %+v", o)
+			}
+		}},
 		{name: "an empty reports directory is refused", args: []string{"--reports-dir="},
 			wantErr: "--reports-dir: required"},
 		{name: "stray arguments are refused", args: []string{"run"}, wantErr: "unexpected arguments: [run]"},

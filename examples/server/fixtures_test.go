@@ -100,7 +100,7 @@ type fixture struct {
 	reportsDir string
 }
 
-func newFixture(t testing.TB, target render.Target) *fixture {
+func newFixture(t testing.TB, target render.Target, compact bool) *fixture {
 	t.Helper()
 	fx := &fixture{reportsDir: t.TempDir()}
 	ok := func(res plan.Result, err error) *plan.ProtectionPlan {
@@ -153,7 +153,7 @@ func newFixture(t testing.TB, target render.Target) *fixture {
 	bf = ok(plan.Create(bf, "bob", day(13, 15)))
 	bf = ok(approval.Approve(bf, bf.Status.ApprovalRequest.ID, owner("alice"), day(14, 9)))
 	bf = plan.Tick(bf, day(16, 0)).Plan
-	rendered, err := render.Render(render.Input{Plan: bf, Now: fixtureNow, Target: target})
+	rendered, err := render.Render(render.Input{Plan: bf, Now: fixtureNow, Target: target, Compact: compact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,12 +313,18 @@ type envConfig struct {
 	// fixtureTarget renders the fixture's live policies; serverTarget is
 	// the server's --target.
 	fixtureTarget, serverTarget render.Target
+	// fixtureCompact and serverCompact are the same for the layout.
+	fixtureCompact, serverCompact bool
 }
 
 // withTargets sets the target the fixture's policies were put in place
 // with (the operator's) and the server's --target.
 func withTargets(fixture, server render.Target) envOption {
 	return func(c *envConfig) { c.fixtureTarget, c.serverTarget = fixture, server }
+}
+
+func withCompact(fixture, server bool) envOption {
+	return func(c *envConfig) { c.fixtureCompact, c.serverCompact = fixture, server }
 }
 
 func withInterceptor(f interceptor.Funcs) envOption { return func(c *envConfig) { c.funcs = f } }
@@ -335,7 +341,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	fx := newFixture(t, cfg.fixtureTarget)
+	fx := newFixture(t, cfg.fixtureTarget, cfg.fixtureCompact)
 	c := fake.NewClientBuilder().WithScheme(testScheme(t)).
 		WithObjects(fx.objects...).
 		WithStatusSubresource(&plan.ProtectionPlan{}).
@@ -356,7 +362,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		Client: c, Now: func() time.Time { return fixtureNow }, Roles: roles,
 		Identity:         Identity{Mode: SharedSecret, Secret: []byte(testSecret)},
 		ReleaseNamespace: "telark-system", Excluded: cfg.excluded, ReportsDir: dir,
-		Limiter: e.limiter, Log: slog.New(slog.NewTextHandler(logs, nil)), Target: cfg.serverTarget,
+		Limiter: e.limiter, Log: slog.New(slog.NewTextHandler(logs, nil)), Target: cfg.serverTarget, Compact: cfg.serverCompact,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,7 @@ func run(args []string, stderr io.Writer) int {
 	defaultApproval := fs.String("default-approval", "automatic", "approval mode of plans outside Production when the client asks for none: automatic or required")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
 	target := fs.String("target", string(render.TargetKyverno), "the render target the operator runs with: kyverno, kyverno-cel or vap (health refresh renders for it)")
+	compact := fs.Bool("compact", false, "the operator runs with --compact: health refresh renders the compact layout")
 	origins := fs.String("trusted-origins", "", "origins allowed to send cross-origin writes, comma-separated (e.g. https://portal.example.com when the proxy does not forward Sec-Fetch-Site)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -61,6 +62,7 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "protectionplans-server: --target %q: not a render target (kyverno, kyverno-cel, vap)\n", *target)
 		return 2
 	}
+	cfg.Compact = *compact
 	if *rolesFile == "" {
 		fmt.Fprintln(stderr, "protectionplans-server: --roles is required")
 		return 2

@@ -78,7 +78,7 @@ func (s *Server) checkHealth(ctx context.Context, stored *plan.ProtectionPlan) (
 		return healthView{}, err
 	}
 	v := healthView{Plan: p.Name, Phase: p.Status.Phase, CheckedAt: now, Policies: []policyHealthView{}}
-	rendered, err := render.Render(render.Input{Plan: p, Applications: apps, Now: now, Target: s.target()})
+	rendered, err := render.Render(render.Input{Plan: p, Applications: apps, Now: now, Target: s.target(), Compact: s.Compact})
 	if err != nil {
 		v.RenderError = err.Error()
 	}

@@ -44,6 +44,9 @@ type Config struct {
 	// health refresh renders for it and lists its policy kinds. Empty
 	// means render's default.
 	Target render.Target
+	// Compact is the operator's --compact: health refresh renders the
+	// compact layout.
+	Compact bool
 	// Limiter bounds concurrent report renders (report.NewLimiter()).
 	Limiter *report.Limiter
 	// TrustedOrigins are origins (scheme://host[:port]) allowed to send

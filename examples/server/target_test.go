@@ -13,9 +13,22 @@ import (
 // would read as missing.
 func TestHealthFollowsTheTarget(t *testing.T) {
 	tests := map[string]struct {
-		fixture, server render.Target
-		want            []string
+		fixture, server               render.Target
+		fixtureCompact, serverCompact bool
+		want                          []string
 	}{
+		"compact vap policies are healthy for a server told the operator runs --compact": {
+			fixture: render.TargetVAP, server: render.TargetVAP, fixtureCompact: true, serverCompact: true,
+			want: []string{`"healthy": true`, `"ok": 1`, `"template": "compact"`},
+		},
+		"compact kyverno policies are healthy for a server told the operator runs --compact": {
+			fixture: render.TargetKyverno, server: render.TargetKyverno, fixtureCompact: true, serverCompact: true,
+			want: []string{`"healthy": true`, `"ok": 1`, `"template": "compact"`},
+		},
+		"compact kyverno-cel policies read as missing, and as unexpected, for a server left per template": {
+			fixture: render.TargetKyvernoCEL, server: render.TargetKyvernoCEL, fixtureCompact: true,
+			want: []string{`"healthy": false`, `"missing": 3`, `"unexpected": 1`},
+		},
 		"vap policies are healthy for a server told the target is vap": {
 			fixture: render.TargetVAP, server: render.TargetVAP,
 			want: []string{`"healthy": true`, `"ok": 3`, `"target": "vap"`},
@@ -31,7 +44,7 @@ func TestHealthFollowsTheTarget(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			e := newEnv(t, withTargets(tc.fixture, tc.server))
+			e := newEnv(t, withTargets(tc.fixture, tc.server), withCompact(tc.fixtureCompact, tc.serverCompact))
 			w := e.do(get("/api/v1/plans/black-friday/health", "victor")(e))
 			if w.Code != http.StatusOK {
 				t.Fatalf("code %d: %s", w.Code, w.Body)

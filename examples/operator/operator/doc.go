@@ -54,6 +54,12 @@
 // admissionregistration.k8s.io/v1 policy API absent) an active plan fails
 // with reason PolicyAPIMissing and is retried on every tick.
 //
+// Config.Compact (--compact) renders the compact
+// layout: one policy per namespace for all of a plan's templates (see
+// package render, "Layouts"). Switching it on or off is an ordinary
+// render change: the next pass applies the new policies and deletes the
+// old ones, which carry the plan's label but are no longer rendered.
+//
 // Violations come from Kyverno's PolicyViolation events and PolicyReports
 // for kyverno and kyverno-cel. A vap policy is enforced by the API server,
 // which records no event and no report: an audited request is recorded in

@@ -54,11 +54,15 @@ type fixtureOption func(*fixtureConfig)
 
 type fixtureConfig struct {
 	target      render.Target
+	compact     bool
 	noPolicyAPI bool
 }
 
 // withTarget runs the fixture's operator with target t (default kyverno).
 func withTarget(t render.Target) fixtureOption { return func(c *fixtureConfig) { c.target = t } }
+
+// withCompact runs the fixture's operator with the compact layout.
+func withCompact() fixtureOption { return func(c *fixtureConfig) { c.compact = true } }
 
 // withoutPolicyAPI builds a fixture whose API server does not serve the
 // kinds of the fixture's target (the other targets' kinds are served).
@@ -192,7 +196,7 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 		Build()
 	f.r = &reconciler{
 		cfg: Config{
-			Target: fc.target, ReportsDir: f.dir, Clock: f.clock,
+			Target: fc.target, Compact: fc.compact, ReportsDir: f.dir, Clock: f.clock,
 			Timing: plan.Config{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second},
 		},
 		c: f.c, reader: f.c, recorder: f.recorder, store: &store{dir: f.dir},

@@ -34,6 +34,9 @@ type Config struct {
 	// Target is the kind of policy plans render to (one of Targets).
 	// Empty means render.TargetKyverno, the default of R-R5.
 	Target render.Target
+	// Compact renders the compact layout (render.Input.Compact): one
+	// policy per namespace for all of a plan's templates.
+	Compact bool
 	// ReportsDir holds one directory per plan (named by the plan ID):
 	// ledger.json, health.json, observed.json and the final reports.
 	// Required.

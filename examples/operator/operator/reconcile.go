@@ -273,7 +273,7 @@ func (r *reconciler) putInPlace(ctx context.Context, s *step, w *world) (*failur
 	if fail != nil {
 		return fail, health.Result{}, false
 	}
-	res, err := render.Render(render.Input{Plan: p, Applications: apps, Now: w.now, Target: r.cfg.Target})
+	res, err := render.Render(render.Input{Plan: p, Applications: apps, Now: w.now, Target: r.cfg.Target, Compact: r.cfg.Compact})
 	if err != nil {
 		return &failure{ReasonInvalidPlan, err.Error()}, health.Result{}, false
 	}
