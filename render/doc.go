@@ -157,19 +157,26 @@
 //
 // Measured on the end-to-end harness (TestAdmissionLatency: server dry-run
 // PATCH of a Deployment, 1,200 requests per cell, interleaved; p50
-// overhead over a namespace without plans): out of scope, kyverno +1.89 ms
-// (Kyverno registers one webhook for every kyverno.io/v1 Policy, so every
-// namespace pays), kyverno-cel and vap within noise. In scope, a plan with
-// all nine templates: kyverno +4.08 ms, kyverno-cel +5.88 ms, vap +2.83 ms,
-// against a single hand-written policy doing the same checks: +3.38,
-// +2.86 and +1.20 ms (ratios 1.21, 2.06 and 2.36). Folding the exemptions
-// into the validations would give a namespace's NamespacedValidatingPolicies
-// one shared webhook (+3.17 ms, 1.11x, measured) but would send Kubernetes'
-// own controllers to Kyverno: with failurePolicy Fail, a Kyverno outage
-// would then block, say, the HPA scaling a frozen Deployment. Exempt
-// requests never reaching an admission webhook is worth more than about
-// 2.7 ms on writes that a freeze is there to stop, so the exemptions stay
-// match conditions.
+// overhead over a namespace without plans, 2 shared cores). Out of scope:
+// kyverno +1.72 ms (Kyverno registers one webhook for every kyverno.io/v1
+// Policy, so every namespace pays), kyverno-cel -0.04 and vap +0.01 ms,
+// within noise. In scope, a plan with all nine templates, against one
+// hand-written policy doing the same checks (+3.06, +2.67 and +1.16 ms):
+//
+//	target       per template        compact layout
+//	kyverno      +3.78 ms (1.24x)    +3.25 ms (1.06x)
+//	kyverno-cel  +4.93 ms (1.85x)    +2.78 ms (1.04x)
+//	vap          +2.78 ms (2.39x)    +1.35 ms (1.16x)
+//
+// Per template, a kyverno-cel request in scope crosses one webhook per
+// template and a vap request one policy evaluation per template; compact,
+// one. Folding the exemptions into the validations instead (match
+// conditions gone, so Kyverno groups a namespace's policies into one
+// webhook) measured +2.90 ms (1.09x) for kyverno-cel, but would send
+// Kubernetes' own controllers to Kyverno: with failurePolicy Fail, a
+// Kyverno outage would then block, say, the HPA scaling a frozen
+// Deployment. Exempt requests never reaching an admission webhook is worth
+// more, so the exemptions stay match conditions.
 //
 // # Canonical form and Kubernetes defaulting
 //
