@@ -124,20 +124,21 @@
 // # Layouts
 //
 // By default a plan renders one policy per template and namespace: the
-// unit health compares, hashes, labels with its template and repairs. For
-// the CEL targets each policy costs a request in scope its own webhook
-// call (kyverno-cel) or policy evaluation (vap), so Input.Compact offers
-// the compact layout: one policy per namespace, named for CompactTemplate
-// ("<plan>-compact", for vap "<plan>-compact.<namespace>") and labelled
-// telark.io/template=compact, holding every template's rules in the
-// plan's order, each template's scope guards after its rules. This is
-// what Explain walks, and both Kyverno and the API server refuse with the
-// first failing validation, so the message is still the template's own
-// and the one Explain names; in audit mode vap's warnings list every
-// failing validation. Each validation keeps the match guard of its rule
-// (matchGuard), and in this layout reads objects through dyn(), since the
-// API server type-checks each expression against every kind the policy
-// matches. Policy.Templates lists the templates a policy holds. What the
+// unit health compares, hashes, labels with its template and repairs.
+// Each policy costs a write in scope something of its own: a webhook call
+// (kyverno-cel), a policy evaluation (vap), a policy pass with its context
+// copies (kyverno). Input.Compact offers the compact layout: one policy
+// per namespace, named for CompactTemplate ("<plan>-compact", for vap
+// "<plan>-compact.<namespace>") and labelled telark.io/template=compact,
+// holding every template's rules in the plan's order, each template's
+// scope guards after its rules (named "<template>-scope-guard..."). This
+// is what Explain walks. Kyverno's CEL engine and the API server refuse
+// with the first failing validation, so the message is still the
+// template's own and the one Explain names; in audit mode vap's warnings
+// list every failing validation. In the CEL targets each validation keeps
+// the match guard of its rule (matchGuard), and in this layout reads
+// objects through dyn(), since the API server type-checks each expression
+// against every kind the policy matches. Policy.Templates lists the templates a policy holds. What the
 // layout gives up: health, hashes and repairs are per namespace, not per
 // template (a hand edit of one template's validation re-applies the whole
 // namespace's policy).

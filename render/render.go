@@ -27,12 +27,12 @@ type Input struct {
 	Now time.Time
 	// Target is the kind of policy to render; empty means TargetKyverno.
 	Target Target
-	// Compact asks for the compact layout (kyverno-cel and vap only): one
-	// policy per namespace holding the rules of every template, in the
-	// plan's order, instead of one policy per template and namespace. A
-	// request then crosses one webhook (kyverno-cel) or one policy (vap)
-	// instead of one per template; messages stay per template. See
-	// "Layouts" in the package documentation.
+	// Compact asks for the compact layout: one policy per namespace
+	// holding the rules of every template, in the plan's order, instead of
+	// one policy per template and namespace. A write in scope then crosses
+	// one policy (for kyverno-cel, one webhook) instead of one per
+	// template; decisions and messages stay the same. See "Layouts" in the
+	// package documentation.
 	Compact bool
 }
 
