@@ -30,6 +30,10 @@ type compiled struct {
 	namespaces []nsScope
 	// excludedKinds are sorted and distinct.
 	excludedKinds []string
+	// unitsByKey memoizes units by nsScope.key: namespaces with the same
+	// key have the same policies (a plan over 2,000 namespaces computes
+	// them once). A compiled plan serves one call at a time.
+	unitsByKey map[string][]policyUnit
 }
 
 // kindIdentifier is what an excluded kind must look like: an identifier
@@ -177,6 +181,18 @@ type policyUnit struct {
 // its guards, and rule names are unique in a kyverno.io/v1 Policy; the
 // catalog's own rule names are unique across templates, a test holds it).
 func (c *compiled) units(ns nsScope) []policyUnit {
+	if u, ok := c.unitsByKey[ns.key]; ok {
+		return u
+	}
+	if c.unitsByKey == nil {
+		c.unitsByKey = map[string][]policyUnit{}
+	}
+	u := c.computeUnits(ns)
+	c.unitsByKey[ns.key] = u
+	return u
+}
+
+func (c *compiled) computeUnits(ns nsScope) []policyUnit {
 	if c.compact {
 		u := policyUnit{template: CompactTemplate}
 		for _, bt := range c.templates {
