@@ -51,7 +51,16 @@
 // server dry-run PATCHes in and out of scope, against a baseline no
 // webhook reaches, next to one hand-written policy per target doing the
 // same checks (testdata/handwritten). 200 requests per cell by default;
-// PROTECTIONPLANS_E2E_LATENCY=1 runs 1,200.
+// PROTECTIONPLANS_E2E_LATENCY=1 runs 1,200; the compact layout is measured
+// beside the per-template one.
+//
+// TestCompactLayout (compact_e2e_test.go), without an operator either,
+// runs every door of three enforce scopes (a namespace, an application
+// beside another, an application with exclusions) twice per target, in
+// twin namespaces: against the per-template policies and against the
+// compact layout (render.Input.Compact). Both must refuse or admit alike,
+// as Explain says, and a compact refusal must quote the message of the
+// first template that applies.
 //
 // Files: main_e2e_test.go starts the harness and the operators and counts
 // their writes; targets_ names the targets and runs them; objects_ and

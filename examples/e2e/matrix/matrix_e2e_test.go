@@ -3,6 +3,7 @@
 package matrix
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -495,27 +496,10 @@ var userInfo = render.UserInfo{Username: "e2e-admin", Groups: []string{"system:m
 func runCase(t *testing.T, x *runner, c *mcase, live map[string]*plan.ProtectionPlan, resolver plan.ApplicationResolver) {
 	ctx := t.Context()
 	d := c.door
-	req := render.Request{Kind: d.gvk, Namespace: c.sc.ns, Name: c.name, UserInfo: userInfo}
-	if d.create {
-		obj := d.object(c.set, c.sc.ns)
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-		if err != nil {
-			c.live.err = err.Error()
-			return
-		}
-		req.Operation, req.Object = render.OpCreate, m
-	} else {
-		old := &unstructured.Unstructured{}
-		old.SetGroupVersionKind(d.gvk)
-		if err := s.c.Get(ctx, types.NamespacedName{Namespace: c.sc.ns, Name: c.name}, old); err != nil {
-			c.live.err = "reading the object: " + err.Error()
-			return
-		}
-		ch := d.changeOf(c.set, old.Object)
-		req.Operation, req.Subresource, req.Object, req.OldObject = ch.op, ch.subresource, ch.object, ch.oldObject
-		if ch.subresource == "scale" {
-			req.Labels = old.GetLabels()
-		}
+	req, err := doorRequest(ctx, d, c.set, c.sc.ns, c.name)
+	if err != nil {
+		c.live.err = err.Error()
+		return
 	}
 	c.req = req
 	c.messages, c.rules = map[string]string{}, map[string]string{}
@@ -572,7 +556,7 @@ func runCase(t *testing.T, x *runner, c *mcase, live map[string]*plan.Protection
 	dry := c.sc.dry && !d.real
 	w := &warnings{}
 	begin := time.Now()
-	err := d.run(withWarnings(ctx, w), x, c.sc.ns, c.name, c.set, dry)
+	err = d.run(withWarnings(ctx, w), x, c.sc.ns, c.name, c.set, dry)
 	c.took = time.Since(begin)
 	c.warnings = w.all()
 	if err != nil {
@@ -597,6 +581,32 @@ func runCase(t *testing.T, x *runner, c *mcase, live map[string]*plan.Protection
 	if tgt.target == render.TargetKyverno {
 		c.live.blocked = c.refusedBy // Kyverno's one webhook lists every refusing policy
 	}
+}
+
+// doorRequest is the admission request door d makes on object name of set
+// o in namespace ns, as Explain takes it: the object it creates, or the
+// change of the live object.
+func doorRequest(ctx context.Context, d door, o objSet, ns, name string) (render.Request, error) {
+	req := render.Request{Kind: d.gvk, Namespace: ns, Name: name, UserInfo: userInfo}
+	if d.create {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d.object(o, ns))
+		if err != nil {
+			return req, err
+		}
+		req.Operation, req.Object = render.OpCreate, m
+		return req, nil
+	}
+	old := &unstructured.Unstructured{}
+	old.SetGroupVersionKind(d.gvk)
+	if err := s.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, old); err != nil {
+		return req, fmt.Errorf("reading the object: %w", err)
+	}
+	ch := d.changeOf(o, old.Object)
+	req.Operation, req.Subresource, req.Object, req.OldObject = ch.op, ch.subresource, ch.object, ch.oldObject
+	if ch.subresource == "scale" {
+		req.Labels = old.GetLabels()
+	}
+	return req, nil
 }
 
 // celBlocked sets the templates that refused a case under kyverno-cel:
