@@ -13,8 +13,8 @@ import (
 // Status.Policies. A plan of 2,000 namespaces and 9 templates has 18,000
 // policies, about 1.7 MB of JSON: more than the API server accepts in one
 // object. Beyond the cap Record keeps every policy that is not ok first,
-// then ok ones, sorted by namespace and name; PoliciesHealthy's message
-// still counts them all.
+// then ok ones, sorted by namespace and name, and counts the others in
+// Status.PoliciesOmitted; PoliciesHealthy's message still counts them all.
 const MaxRecordedPolicies = 1000
 
 // Record stores a check on a copy of p, the plan it checked: the Approved
@@ -39,7 +39,9 @@ func Record(p *plan.ProtectionPlan, r Result, now time.Time) plan.Result {
 			plan.SetCondition(out, *c, now)
 		}
 	}
-	out.Status.Policies = recorded(r.PolicyStatuses())
+	all := r.PolicyStatuses()
+	out.Status.Policies = recorded(all)
+	out.Status.PoliciesOmitted = int64(len(all) - len(out.Status.Policies))
 	res := plan.Result{Plan: out}
 	after := meta.FindStatusCondition(out.Status.Conditions, plan.ConditionPoliciesHealthy)
 	if healthChanged(before, after) {

@@ -107,3 +107,28 @@ func TestRecord_KeepsEveryPolicyNotOkWhenThereAreTooManyToStore(t *testing.T) {
 		t.Errorf("not ok kept (-want +got):\n%s", diff)
 	}
 }
+
+func TestRecord_CountsThePoliciesItLeavesOut(t *testing.T) {
+	tests := map[string]struct {
+		namespaces   int
+		wantRecorded int
+		wantOmitted  int64
+	}{
+		"a plan whose policies all fit omits none":                  {namespaces: 2, wantRecorded: 18, wantOmitted: 0},
+		"120 namespaces of 9 templates keep 1,000 and count 80 out": {namespaces: 120, wantRecorded: MaxRecordedPolicies, wantOmitted: 80},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			var ns []string
+			for i := range tt.namespaces {
+				ns = append(ns, fmt.Sprintf("team-%03d", i))
+			}
+			p := samplePlan(ns)
+			p.Status.PoliciesOmitted = 7 // from an earlier check: replaced
+			r := Record(p, Check(Input{Plan: p, Render: mustRender(t, p), Now: now}), now).Plan
+			if len(r.Status.Policies) != tt.wantRecorded || r.Status.PoliciesOmitted != tt.wantOmitted {
+				t.Errorf("recorded %d, omitted %d; want %d and %d", len(r.Status.Policies), r.Status.PoliciesOmitted, tt.wantRecorded, tt.wantOmitted)
+			}
+		})
+	}
+}

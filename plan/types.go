@@ -283,10 +283,17 @@ type Status struct {
 	// +optional
 	TimelineDropped int64 `json:"timelineDropped,omitempty"`
 
-	// Policies is the health of each policy at the last check.
+	// Policies is the health of each policy at the last check, those not
+	// ok first, at most health.MaxRecordedPolicies of them (a plan over
+	// thousands of namespaces would not fit in one object).
 	// +optional
 	// +listType=atomic
 	Policies []PolicyStatus `json:"policies,omitempty"`
+
+	// PoliciesOmitted counts the policies of the last check that Policies
+	// leaves out (all ok when fewer than the cap are not).
+	// +optional
+	PoliciesOmitted int64 `json:"policiesOmitted,omitempty"`
 }
 
 // ApprovalRequest is an open request for a decision.
