@@ -57,7 +57,7 @@ type celOptions struct {
 	dynObjects bool
 }
 
-// celSpec is the CEL translation of one template for one namespace.
+// celSpec is the CEL translation of one policy for one namespace.
 type celSpec struct {
 	match       admissionregistrationv1.MatchResources
 	conditions  []admissionregistrationv1.MatchCondition
