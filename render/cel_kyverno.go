@@ -46,33 +46,23 @@ const (
 var kyvernoCELOptions = celOptions{text: celText}
 
 func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
-	protos := map[string]*specProto{}
 	opt := kyvernoCELOptions
 	opt.dynObjects = c.compact
-	out := make([]Policy, 0, len(c.templates)*len(c.namespaces))
-	for _, ns := range c.namespaces {
-		for _, u := range c.units(ns) {
+	return c.eachPolicy(
+		func(u policyUnit, ns nsScope) (*specProto, error) {
+			return newSpecProto(kyvernoCELSpec(c, u.rules, ns, opt))
+		},
+		func(u policyUnit, ns nsScope, proto *specProto) (Policy, error) {
 			name := PolicyName(c.planID, u.template)
-			key := u.template + "\x00" + ns.key
-			proto := protos[key]
-			if proto == nil {
-				var err error
-				if proto, err = newSpecProto(kyvernoCELSpec(c, u.rules, ns, opt)); err != nil {
-					return nil, err
-				}
-				protos[key] = proto
-			}
 			obj, hash, err := renderedObject(c, nvpolAPIVersion, nvpolKind, u.template, name, ns.name, nil, proto)
 			if err != nil {
-				return nil, err
+				return Policy{}, err
 			}
-			out = append(out, Policy{
+			return Policy{
 				Target: TargetKyvernoCEL, Template: u.template, Templates: u.templates, Namespace: ns.name, Name: name,
 				Hash: hash, Objects: []*unstructured.Unstructured{obj},
-			})
-		}
-	}
-	return out, nil
+			}, nil
+		})
 }
 
 // kyvernoCELSpec renders the spec of a policy holding rules for a

@@ -21,28 +21,12 @@ type kyvernoTarget struct{}
 var _ translator = kyvernoTarget{}
 
 func (kyvernoTarget) policies(c *compiled) ([]Policy, error) {
-	protos := map[string]*specProto{}
 	messages := kyvernoMessages(c)
-	out := make([]Policy, 0, len(c.templates)*len(c.namespaces))
-	for _, ns := range c.namespaces {
-		for _, u := range c.units(ns) {
-			key := u.template + "\x00" + ns.key
-			proto := protos[key]
-			if proto == nil {
-				var err error
-				if proto, err = kyvernoSpec(c, u, ns, messages); err != nil {
-					return nil, err
-				}
-				protos[key] = proto
-			}
-			p, err := kyvernoPolicy(c, u, PolicyName(c.planID, u.template), ns.name, proto)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return c.eachPolicy(
+		func(u policyUnit, ns nsScope) (*specProto, error) { return kyvernoSpec(c, u, ns, messages) },
+		func(u policyUnit, ns nsScope, proto *specProto) (Policy, error) {
+			return kyvernoPolicy(c, u, PolicyName(c.planID, u.template), ns.name, proto)
+		})
 }
 
 // kyvernoMessages wraps every rule's message once.

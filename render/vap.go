@@ -76,29 +76,13 @@ func VAPName(planID, template, namespace string) string {
 }
 
 func (vapTarget) policies(c *compiled) ([]Policy, error) {
-	protos := map[string]*specProto{}
 	opt := vapOptions
 	opt.dynObjects = c.compact
-	out := make([]Policy, 0, len(c.templates)*len(c.namespaces))
-	for _, ns := range c.namespaces {
-		for _, u := range c.units(ns) {
-			key := u.template + "\x00" + ns.key
-			proto := protos[key]
-			if proto == nil {
-				var err error
-				if proto, err = newSpecProto(vapSpec(c, u.rules, ns, opt)); err != nil {
-					return nil, err
-				}
-				protos[key] = proto
-			}
-			p, err := vapPolicy(c, u, ns.name, proto)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return c.eachPolicy(
+		func(u policyUnit, ns nsScope) (*specProto, error) { return newSpecProto(vapSpec(c, u.rules, ns, opt)) },
+		func(u policyUnit, ns nsScope, proto *specProto) (Policy, error) {
+			return vapPolicy(c, u, ns.name, proto)
+		})
 }
 
 // vapSpec renders the spec of a ValidatingAdmissionPolicy holding rules
