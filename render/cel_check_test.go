@@ -105,7 +105,7 @@ func checkPolicyCEL(target Target, obj *unstructured.Unstructured) []string {
 	if err != nil {
 		return []string{err.Error()}
 	}
-	kinds := matchedTypes(obj)
+	kinds := matchedTypes(obj, nil)
 	declared := declaredVariables(obj)
 	var problems []string
 	used := map[string]bool{}
@@ -218,14 +218,18 @@ var kindTypes = map[string]reflect.Type{
 }
 
 // matchedTypes are the types of the objects a policy matches: its
-// resources' kinds, Scale for a /scale, Pod for pods/ephemeralcontainers.
-func matchedTypes(obj *unstructured.Unstructured) map[string]reflect.Type {
+// resources' kinds, Scale for a /scale, Pod for pods/ephemeralcontainers;
+// with keep, only the resources and subresources keep accepts.
+func matchedTypes(obj *unstructured.Unstructured, keep func(plural, sub string) bool) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	rules, _, _ := unstructured.NestedSlice(obj.Object, "spec", "matchConstraints", "resourceRules")
 	for _, r := range rules {
 		res, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resources")
 		for _, name := range res {
 			plural, sub, _ := strings.Cut(name, "/")
+			if keep != nil && !keep(plural, sub) {
+				continue
+			}
 			if sub == SubresourceScale {
 				out["Scale"] = kindTypes["Scale"]
 				continue
@@ -266,33 +270,11 @@ func guardedTypes(expr string, obj *unstructured.Unstructured, kinds map[string]
 		}
 		return out
 	}
-	resources := list(m[1], m[2])
-	subs := list(m[3], m[4])
-	subGuarded := m[3] != "" || m[4] != "" || strings.Contains(m[0], `variables.subresource == ""`)
-	out := map[string]reflect.Type{}
-	rules, _, _ := unstructured.NestedSlice(obj.Object, "spec", "matchConstraints", "resourceRules")
-	for _, r := range rules {
-		res, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resources")
-		for _, name := range res {
-			plural, sub, _ := strings.Cut(name, "/")
-			if !slices.Contains(resources, plural) || (subGuarded && !slices.Contains(subs, sub)) {
-				continue
-			}
-			switch sub {
-			case SubresourceScale:
-				out["Scale"] = kindTypes["Scale"]
-			case "ephemeralcontainers":
-				out["Pod"] = kindTypes["Pod"]
-			default:
-				for _, k := range knownKinds {
-					if k.Resource == plural {
-						out[k.Kind] = kindTypes[k.Kind]
-					}
-				}
-			}
-		}
-	}
-	return out
+	resources, subs := list(m[1], m[2]), list(m[3], m[4])
+	subGuarded := strings.Contains(m[0], "variables.subresource")
+	return matchedTypes(obj, func(plural, sub string) bool {
+		return slices.Contains(resources, plural) && (!subGuarded || slices.Contains(subs, sub))
+	})
 }
 
 // fieldPath is a chain of field selections from a variable: its root and
