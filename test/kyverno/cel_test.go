@@ -1,14 +1,9 @@
 package kyverno_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
-	"slices"
 	"testing"
 
 	policiesv1 "github.com/kyverno/api/api/policies.kyverno.io/v1"
@@ -42,36 +37,16 @@ import (
 //     NamespacedValidatingPolicy, checks that nothing is lost, and runs
 //     Kyverno's admission-time validation of the policy (which compiles
 //     every expression with Kyverno's CEL environment and libraries);
-//   - TestCELEngineAgreesWithExplain replays the explain corpus through
-//     Kyverno's CEL engine (pkg/cel/policies/vpol/engine, with Kyverno's
-//     matcher), resource.Get served by Kyverno's fake context with the
-//     case's parent;
+//   - TestCELEnginesAgreeWithExplain (vap_test.go) replays the explain
+//     corpus through Kyverno's CEL engine (pkg/cel/policies/vpol/engine,
+//     with Kyverno's matcher; resource.Get served by Kyverno's fake
+//     context with the case's parent) and the API server's policy code;
 //   - TestGoldenValidatingAdmissionPolicies decodes every vap golden
 //     strictly into k8s.io/api's types and compiles every expression with
 //     the API server's compiler for validating admission policies.
 
-// targetDocuments returns every YAML document of every golden of a target.
-func targetDocuments(t *testing.T, target render.Target) map[string][]byte {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(goldenDir, string(target), "*.golden"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files for %s: %v", target, err)
-	}
-	docs := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, doc := range bytes.Split(b, []byte("---\n"))[1:] {
-			docs[fmt.Sprintf("%s#%d", filepath.Base(f), i)] = doc
-		}
-	}
-	return docs
-}
-
 func TestGoldenNamespacedValidatingPolicies(t *testing.T) {
-	for name, doc := range targetDocuments(t, render.TargetKyvernoCEL) {
+	for name, doc := range goldenDocuments(t, render.TargetKyvernoCEL) {
 		t.Run(name, func(t *testing.T) {
 			var pol policiesv1.NamespacedValidatingPolicy
 			if err := yaml.UnmarshalStrict(doc, &pol); err != nil {
@@ -99,7 +74,7 @@ func TestGoldenValidatingAdmissionPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true}
-	for name, doc := range targetDocuments(t, render.TargetVAP) {
+	for name, doc := range goldenDocuments(t, render.TargetVAP) {
 		t.Run(name, func(t *testing.T) {
 			var meta metav1.TypeMeta
 			_ = yaml.Unmarshal(doc, &meta)
@@ -158,33 +133,6 @@ func checkSpecSurvives(t *testing.T, doc []byte, typed any) {
 	_ = json.Unmarshal(b, &got)
 	if !reflect.DeepEqual(prune(want["spec"]), prune(got["spec"])) {
 		t.Errorf("the spec does not survive the types:\nrendered %v\ntyped    %v", want["spec"], got["spec"])
-	}
-}
-
-func TestCELEngineAgreesWithExplain(t *testing.T) {
-	for _, c := range loadCorpus(t) {
-		t.Run(c.Name, func(t *testing.T) {
-			in := render.Input{Plan: c.Input.Plan, Applications: c.Input.Applications, Now: c.Input.Now, Target: render.TargetKyvernoCEL}
-			want, err := render.Explain(in, c.Request)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := render.Render(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := runKyvernoCEL(t, res, c.Request)
-			if got.blocked != want.Blocked || got.audited != want.Audited {
-				t.Fatalf("Kyverno: blocked=%v audited=%v (%q); Explain: blocked=%v audited=%v (%s)",
-					got.blocked, got.audited, got.messages, want.Blocked, want.Audited, want.Reason)
-			}
-			if want.Message != "" && !slices.Contains(got.messages, want.Message) {
-				t.Errorf("Kyverno's messages %q lack %q", got.messages, want.Message)
-			}
-			if want.Policy != "" && !slices.Contains(got.failed, want.Policy) {
-				t.Errorf("Kyverno failed %v, Explain names %s", got.failed, want.Policy)
-			}
-		})
 	}
 }
 

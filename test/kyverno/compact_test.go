@@ -4,9 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kyverno/kyverno/pkg/config"
-	"github.com/kyverno/kyverno/pkg/engine/jmespath"
-
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 )
@@ -24,15 +21,7 @@ func TestCompactLayoutAgreesWithExplain(t *testing.T) {
 	for _, tmpl := range render.Catalog() {
 		every = append(every, plan.TemplateRef{Name: tmpl.Name()})
 	}
-	cfg := config.NewDefaultConfiguration(false)
-	jp := jmespath.New(cfg)
-	runners := map[render.Target]func(*testing.T, render.Result, render.Request) verdict{
-		render.TargetKyverno: func(t *testing.T, res render.Result, req render.Request) verdict {
-			return runKyverno(t, cfg, jp, res, req)
-		},
-		render.TargetKyvernoCEL: runKyvernoCEL,
-		render.TargetVAP:        runVAP,
-	}
+	runners := engines()
 	cases := 0
 	for _, target := range render.Targets() {
 		for _, c := range loadCorpus(t) {

@@ -25,7 +25,9 @@
 //     k8s.io/api's types and compiled (Kyverno's policy validation; the API
 //     server's CEL compiler for validating admission policies), and the
 //     explain corpus replayed through Kyverno's CEL engine and through the
-//     API server's ValidatingAdmissionPolicy matcher and validator.
+//     API server's ValidatingAdmissionPolicy matcher and validator
+//     (TestCELEnginesAgreeWithExplain), and on the compact layout, with
+//     the kyverno target too (TestCompactLayoutAgreesWithExplain).
 //   - TestLive (build tag e2e, live_*_e2e_test.go): the three targets on a
 //     real API server with a real Kyverno.
 package kyverno_test

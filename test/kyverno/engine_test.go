@@ -87,6 +87,20 @@ func TestEngineAgreesWithExplain(t *testing.T) {
 	}
 }
 
+// engines runs a target's rendered policies, on the request's namespace,
+// through that target's real engine.
+func engines() map[render.Target]func(*testing.T, render.Result, render.Request) verdict {
+	cfg := config.NewDefaultConfiguration(false)
+	jp := jmespath.New(cfg)
+	return map[render.Target]func(*testing.T, render.Result, render.Request) verdict{
+		render.TargetKyverno: func(t *testing.T, res render.Result, req render.Request) verdict {
+			return runKyverno(t, cfg, jp, res, req)
+		},
+		render.TargetKyvernoCEL: runKyvernoCEL,
+		render.TargetVAP:        runVAP,
+	}
+}
+
 type verdict struct {
 	blocked, audited bool
 	failed           []string // "<policy>/<rule>"

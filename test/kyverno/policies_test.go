@@ -13,6 +13,8 @@ import (
 	kyvernov1 "github.com/kyverno/kyverno/api/kyverno/v1"
 	"github.com/kyverno/kyverno/pkg/validation/policy"
 	"sigs.k8s.io/yaml"
+
+	"github.com/telark/protectionplans/render"
 )
 
 const (
@@ -22,12 +24,17 @@ const (
 )
 
 // goldenDocuments returns every YAML document of every golden file, keyed
-// by "<file>#<index>".
-func goldenDocuments(t *testing.T) map[string][]byte {
+// by "<file>#<index>", of a target: render/testdata/*.golden for kyverno,
+// render/testdata/<target>/*.golden for the others.
+func goldenDocuments(t *testing.T, target render.Target) map[string][]byte {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(goldenDir, "*.golden"))
+	dir := goldenDir
+	if target != render.TargetKyverno {
+		dir = filepath.Join(goldenDir, string(target))
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.golden"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files in %s: %v", goldenDir, err)
+		t.Fatalf("no golden files in %s: %v", dir, err)
 	}
 	docs := map[string][]byte{}
 	for _, f := range files {
@@ -43,7 +50,7 @@ func goldenDocuments(t *testing.T) map[string][]byte {
 }
 
 func TestGoldenPolicies(t *testing.T) {
-	for name, doc := range goldenDocuments(t) {
+	for name, doc := range goldenDocuments(t, render.TargetKyverno) {
 		t.Run(name, func(t *testing.T) {
 			var pol kyvernov1.Policy
 			if err := yaml.UnmarshalStrict(doc, &pol); err != nil {

@@ -23,37 +23,42 @@ import (
 	"github.com/telark/protectionplans/render"
 )
 
-// TestVAPEngineAgreesWithExplain replays the explain corpus through the
-// API server's own ValidatingAdmissionPolicy code: each rendered policy of
-// the request's namespace is matched by its resource rules (the API
-// server's rule matcher, as Kyverno reuses it) and compiled and evaluated
-// as k8s.io/apiserver's validating policy plugin does (match conditions,
+// TestCELEnginesAgreeWithExplain replays the explain corpus through the
+// engines of the CEL targets: Kyverno's CEL engine for kyverno-cel
+// (runKyvernoCEL), and for vap the API server's own
+// ValidatingAdmissionPolicy code: each rendered policy of the request's
+// namespace is matched by its resource rules (the API server's rule
+// matcher, as Kyverno reuses it) and compiled and evaluated as
+// k8s.io/apiserver's validating policy plugin does (match conditions,
 // variables, validations, message expressions; object null on DELETE and
-// oldObject null on CREATE). Explain, for the vap target, must agree.
-func TestVAPEngineAgreesWithExplain(t *testing.T) {
-	for _, c := range loadCorpus(t) {
-		t.Run(c.Name, func(t *testing.T) {
-			in := render.Input{Plan: c.Input.Plan, Applications: c.Input.Applications, Now: c.Input.Now, Target: render.TargetVAP}
-			want, err := render.Explain(in, c.Request)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := render.Render(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := runVAP(t, res, c.Request)
-			if got.blocked != want.Blocked || got.audited != want.Audited {
-				t.Fatalf("API server: blocked=%v audited=%v (%q); Explain: blocked=%v audited=%v (%s)",
-					got.blocked, got.audited, got.messages, want.Blocked, want.Audited, want.Reason)
-			}
-			if want.Message != "" && !slices.Contains(got.messages, want.Message) {
-				t.Errorf("the API server's messages %q lack %q", got.messages, want.Message)
-			}
-			if want.Policy != "" && !slices.Contains(got.failed, want.Policy) {
-				t.Errorf("the API server failed %v, Explain names %s", got.failed, want.Policy)
-			}
-		})
+// oldObject null on CREATE). Explain, for each target, must agree.
+func TestCELEnginesAgreeWithExplain(t *testing.T) {
+	run := engines()
+	for _, target := range []render.Target{render.TargetKyvernoCEL, render.TargetVAP} {
+		for _, c := range loadCorpus(t) {
+			t.Run(string(target)+"/"+c.Name, func(t *testing.T) {
+				in := render.Input{Plan: c.Input.Plan, Applications: c.Input.Applications, Now: c.Input.Now, Target: target}
+				want, err := render.Explain(in, c.Request)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := render.Render(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := run[target](t, res, c.Request)
+				if got.blocked != want.Blocked || got.audited != want.Audited {
+					t.Fatalf("engine: blocked=%v audited=%v (%q); Explain: blocked=%v audited=%v (%s)",
+						got.blocked, got.audited, got.messages, want.Blocked, want.Audited, want.Reason)
+				}
+				if want.Message != "" && !slices.Contains(got.messages, want.Message) {
+					t.Errorf("the engine's messages %q lack %q", got.messages, want.Message)
+				}
+				if want.Policy != "" && !slices.Contains(got.failed, want.Policy) {
+					t.Errorf("the engine failed %v, Explain names %s", got.failed, want.Policy)
+				}
+			})
+		}
 	}
 }
 
