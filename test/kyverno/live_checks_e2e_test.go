@@ -38,7 +38,7 @@ func (l *live) targetChecks(t *testing.T, target render.Target) {
 		return render.PolicyName(plan, template)
 	}
 	golden := func(name, ns string) []*unstructured.Unstructured {
-		objs := l.targetGolden(target, name, ns)
+		objs := l.readGolden(target, name, ns)
 		l.applyTarget(objs, false)
 		return objs
 	}
@@ -163,7 +163,7 @@ func (l *live) typeCheckVAPs(t *testing.T) {
 	}
 	n := 0
 	for _, f := range goldenFiles(t, render.TargetVAP) {
-		for _, o := range l.targetGolden(render.TargetVAP, f, "") {
+		for _, o := range l.readGolden(render.TargetVAP, f, "") {
 			if o.GetKind() != "ValidatingAdmissionPolicy" {
 				continue
 			}
@@ -174,7 +174,7 @@ func (l *live) typeCheckVAPs(t *testing.T) {
 		}
 	}
 	t.Logf("%d ValidatingAdmissionPolicies type-checked", n)
-	o := l.targetGolden(render.TargetVAP, "scaling_namespaces_enforce", "")[0]
+	o := l.readGolden(render.TargetVAP, "scaling_namespaces_enforce", "")[0]
 	validations, _, _ := unstructured.NestedSlice(o.Object, "spec", "validations")
 	v := validations[0].(map[string]any)
 	v["expression"] = strings.Replace(v["expression"].(string), "?replicas", "?replica", 1)

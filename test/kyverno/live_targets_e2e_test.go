@@ -14,7 +14,6 @@ package kyverno_test
 // accepted.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -26,7 +25,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/telark/protectionplans/render"
 )
@@ -39,31 +37,9 @@ var resourceOf = map[string]string{
 	"ValidatingAdmissionPolicyBinding": "validatingadmissionpolicybindings.admissionregistration.k8s.io",
 }
 
-// targetGolden reads a golden file of a target, its objects moved to
-// namespace ns when not empty: a NamespacedValidatingPolicy's namespace;
-// a VAP's and binding's names, the binding's policy and its namespace
-// selector (their specs do not otherwise depend on it).
-func (l *live) targetGolden(target render.Target, name, ns string) []*unstructured.Unstructured {
-	l.t.Helper()
-	b, err := os.ReadFile(filepath.Join(goldenDir, string(target), name+".golden"))
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	var objs []*unstructured.Unstructured
-	for _, doc := range bytes.Split(b, []byte("---\n"))[1:] {
-		var m map[string]any
-		if err := yaml.Unmarshal(doc, &m); err != nil {
-			l.t.Fatal(err)
-		}
-		o := &unstructured.Unstructured{Object: m}
-		if ns != "" {
-			moveTo(o, ns)
-		}
-		objs = append(objs, o)
-	}
-	return objs
-}
-
+// moveTo moves a golden's object to namespace ns: a namespaced policy's
+// namespace; a VAP's and binding's names, the binding's policy and its
+// namespace selector.
 func moveTo(o *unstructured.Unstructured, ns string) {
 	if o.GetNamespace() != "" {
 		o.SetNamespace(ns)
@@ -235,7 +211,7 @@ func (l *live) everyTemplateReadsBack(target render.Target) {
 	l.t.Helper()
 	var all []*unstructured.Unstructured
 	for _, tmpl := range render.Catalog() {
-		objs := l.targetGolden(target, tmpl.Name()+"_namespaces_enforce", "")
+		objs := l.readGolden(target, tmpl.Name()+"_namespaces_enforce", "")
 		l.applyTarget(objs, true)
 		all = append(all, objs...)
 	}
@@ -249,7 +225,7 @@ func (l *live) everyGoldenReadsBack(target render.Target) {
 	files, _ := filepath.Glob(filepath.Join(goldenDir, string(target), "*.golden"))
 	var all []*unstructured.Unstructured
 	for i, f := range files {
-		objs := l.targetGolden(target, strings.TrimSuffix(filepath.Base(f), ".golden"), "")
+		objs := l.readGolden(target, strings.TrimSuffix(filepath.Base(f), ".golden"), "")
 		for j, o := range objs {
 			if o.GetNamespace() == "" { // a VAP and its binding: a name of their own
 				moveTo(o, fmt.Sprintf("%s-g-%d-%d", target, i, j/2))

@@ -141,7 +141,7 @@ func TestLive(t *testing.T) {
 		files, _ := filepath.Glob(filepath.Join(goldenDir, "*.golden"))
 		var all []*unstructured.Unstructured
 		for i, f := range files {
-			objs := l.readGolden(strings.TrimSuffix(filepath.Base(f), ".golden"), "")
+			objs := l.readGolden(render.TargetKyverno, strings.TrimSuffix(filepath.Base(f), ".golden"), "")
 			for j, o := range objs {
 				ns := fmt.Sprintf("g-%d-%d", i, j)
 				l.ok("create", "namespace", ns)
@@ -164,7 +164,7 @@ func TestLive(t *testing.T) {
 // PROTECTIONPLANS_UPDATE_LIVE=1.
 func (l *live) applyGolden(name, ns string, save bool) []*unstructured.Unstructured {
 	l.t.Helper()
-	objs := l.readGolden(name, ns)
+	objs := l.readGolden(render.TargetKyverno, name, ns)
 	l.apply(objs)
 	for _, o := range objs {
 		if err := l.env.WaitPolicyReady(l.ctx, o.GetNamespace(), o.GetName()); err != nil {
@@ -175,11 +175,12 @@ func (l *live) applyGolden(name, ns string, save bool) []*unstructured.Unstructu
 	return objs
 }
 
-// readGolden reads a golden file's policies, moved to namespace ns when
-// not empty (their specs do not depend on it).
-func (l *live) readGolden(name, ns string) []*unstructured.Unstructured {
+// readGolden reads a golden file of a target, its objects moved to
+// namespace ns when not empty (moveTo; their specs do not otherwise
+// depend on it).
+func (l *live) readGolden(target render.Target, name, ns string) []*unstructured.Unstructured {
 	l.t.Helper()
-	b, err := os.ReadFile(filepath.Join(goldenDir, name+".golden"))
+	b, err := os.ReadFile(filepath.Join(targetGoldenDir(target), name+".golden"))
 	if err != nil {
 		l.t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func (l *live) readGolden(name, ns string) []*unstructured.Unstructured {
 		}
 		o := &unstructured.Unstructured{Object: m}
 		if ns != "" {
-			o.SetNamespace(ns)
+			moveTo(o, ns)
 		}
 		objs = append(objs, o)
 	}

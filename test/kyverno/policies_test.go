@@ -23,15 +23,20 @@ const (
 	reportsSA    = "system:serviceaccount:kyverno:kyverno-reports-controller"
 )
 
+// targetGoldenDir is where render keeps a target's golden files.
+func targetGoldenDir(target render.Target) string {
+	if target == render.TargetKyverno {
+		return goldenDir
+	}
+	return filepath.Join(goldenDir, string(target))
+}
+
 // goldenDocuments returns every YAML document of every golden file, keyed
 // by "<file>#<index>", of a target: render/testdata/*.golden for kyverno,
 // render/testdata/<target>/*.golden for the others.
 func goldenDocuments(t *testing.T, target render.Target) map[string][]byte {
 	t.Helper()
-	dir := goldenDir
-	if target != render.TargetKyverno {
-		dir = filepath.Join(goldenDir, string(target))
-	}
+	dir := targetGoldenDir(target)
 	files, err := filepath.Glob(filepath.Join(dir, "*.golden"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files in %s: %v", dir, err)
