@@ -3,14 +3,12 @@
 package matrix
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -133,31 +131,8 @@ func compactPhase(t *testing.T, target render.Target) {
 			objs = append(objs, res.Objects()...)
 		}
 	}
-	for _, o := range objs {
-		if err := s.c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner("e2e-compact"), client.ForceOwnership); err != nil {
-			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
-		}
-	}
-	defer func() {
-		for _, o := range objs {
-			if err := s.c.Delete(context.Background(), o.DeepCopy()); client.IgnoreNotFound(err) != nil {
-				t.Error(err)
-			}
-		}
-		time.Sleep(3 * time.Second) // Kyverno takes its webhooks down asynchronously
-	}()
-	t.Logf("%s: %d per-template policies and %d compact ones applied", target, npol[false], npol[true])
-	eventually(t, 2*time.Minute, "the policies in force", func() (string, bool) {
-		for _, o := range objs {
-			if o.GroupVersionKind() != ts.policyKind() {
-				continue
-			}
-			if ok, why := ts.ready(ctx, o.GetNamespace(), o.GetName()); !ok {
-				return o.GetName() + ": " + why, false
-			}
-		}
-		return "", true
-	})
+	ts.applyPolicies(t, objs, "e2e-compact")
+	t.Logf("%s: %d per-template policies and %d compact ones in force", target, npol[false], npol[true])
 	// Kyverno updates its webhooks, and the API server its policies,
 	// asynchronously: wait until each namespace refuses what it must.
 	canaries := map[string][]string{

@@ -188,30 +188,9 @@ func latencyPhase(t *testing.T, lt *latencyClient, target render.Target, n int) 
 			objs = append(objs, o)
 		}
 	}
-	for _, o := range objs {
-		if err := s.c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner("e2e-latency"), client.ForceOwnership); err != nil {
-			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
-		}
-	}
-	defer func() {
-		for _, o := range objs {
-			if err := s.c.Delete(context.Background(), o.DeepCopy()); client.IgnoreNotFound(err) != nil {
-				t.Error(err)
-			}
-		}
-		// Kyverno takes its webhooks down asynchronously.
-		time.Sleep(3 * time.Second)
-		t.Logf("after removing the %s policies: %s", target, webhookRules(t))
-	}()
-	eventually(t, 2*time.Minute, "the latency policies in force", func() (string, bool) {
-		for _, o := range objs {
-			if o.GroupVersionKind() != ts.policyKind() {
-				continue
-			}
-			if ok, why := ts.ready(ctx, o.GetNamespace(), o.GetName()); !ok {
-				return o.GetName() + ": " + why, false
-			}
-		}
+	t.Cleanup(func() { t.Logf("after removing the %s policies: %s", target, webhookRules(t)) }) // runs after applyPolicies' removal
+	ts.applyPolicies(t, objs, "e2e-latency")
+	eventually(t, 2*time.Minute, "the latency policies refusing", func() (string, bool) {
 		for _, what := range spaces {
 			if what == "out" {
 				continue

@@ -135,6 +135,40 @@ func (ts targetSpec) ready(ctx context.Context, ns, name string) (bool, string) 
 	return true, ""
 }
 
+// applyPolicies server-side applies rendered objects as owner, without an
+// operator, and waits until the target's policies among them are ready.
+// When the test ends they are deleted again (even if it failed: the next
+// test starts from a cluster without managed policies), and Kyverno is
+// given the moment it takes to take its webhooks down.
+func (ts targetSpec) applyPolicies(t *testing.T, objs []*unstructured.Unstructured, owner string) {
+	t.Helper()
+	ctx := t.Context()
+	t.Cleanup(func() {
+		for _, o := range objs {
+			if err := s.c.Delete(context.Background(), o.DeepCopy()); client.IgnoreNotFound(err) != nil {
+				t.Error(err)
+			}
+		}
+		time.Sleep(3 * time.Second)
+	})
+	for _, o := range objs {
+		if err := s.c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner(owner), client.ForceOwnership); err != nil {
+			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+	}
+	eventually(t, 2*time.Minute, "the policies ready", func() (string, bool) {
+		for _, o := range objs {
+			if o.GroupVersionKind() != ts.policyKind() {
+				continue
+			}
+			if ok, why := ts.ready(ctx, o.GetNamespace(), o.GetName()); !ok {
+				return o.GetName() + ": " + why, false
+			}
+		}
+		return "", true
+	})
+}
+
 // runTarget runs every end-to-end test of the package with target.
 func runTarget(t *testing.T, target render.Target) {
 	began := time.Now()
