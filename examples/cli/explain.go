@@ -13,24 +13,17 @@ import (
 
 // explanation is explain's answer, as -o yaml and -o json print it.
 type explanation struct {
-	// Decision is blocked (refused in enforce mode), audited (admitted and
+	// Verdict is blocked (refused in enforce mode), audited (admitted and
 	// recorded in audit mode) or admitted (no rule applies).
-	Decision string     `json:"decision"`
-	Plan     string     `json:"plan"`
-	Phase    plan.Phase `json:"phase"`
-	Now      time.Time  `json:"now"`
-	Request  string     `json:"request"`
+	Verdict string     `json:"decision"`
+	Plan    string     `json:"plan"`
+	Phase   plan.Phase `json:"phase"`
+	Now     time.Time  `json:"now"`
+	Request string     `json:"request"`
 	// Target is the render target whose policies Policy names.
 	Target render.Target `json:"target"`
-	// The rest is render.Decision: the rule that applies, or why none does.
-	Blocked   bool   `json:"blocked"`
-	Audited   bool   `json:"audited"`
-	Template  string `json:"template,omitempty"`
-	Rule      string `json:"rule,omitempty"`
-	Namespace string `json:"namespace,omitempty"`
-	Policy    string `json:"policy,omitempty"`
-	Message   string `json:"message,omitempty"`
-	Reason    string `json:"reason"`
+	// The rule that applies, or why none does.
+	render.Decision
 }
 
 func (a *app) explainCmd() *cobra.Command {
@@ -92,10 +85,8 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 			if err != nil {
 				return renderError(file, render.Target(target.target), err)
 			}
-			ex := explanation{Decision: decisionWord(d), Plan: pv.plan.Name, Phase: pv.plan.Status.Phase,
-				Now: t, Request: describeRequest(req), Target: render.Target(target.target), Blocked: d.Blocked, Audited: d.Audited,
-				Template: d.Template, Rule: d.Rule, Namespace: d.Namespace, Policy: d.Policy,
-				Message: d.Message, Reason: d.Reason}
+			ex := explanation{Verdict: decisionWord(d), Plan: pv.plan.Name, Phase: pv.plan.Status.Phase,
+				Now: t, Request: describeRequest(req), Target: render.Target(target.target), Decision: d}
 			if err := printExplanation(a.stdout, output, ex); err != nil {
 				return err
 			}
@@ -152,10 +143,10 @@ func printExplanation(w io.Writer, format string, ex explanation) error {
 		return printObject(w, format, ex)
 	case "table":
 		tw := newTable(w, "DECISION", "TEMPLATE", "POLICY", "MESSAGE", "REASON")
-		tw.row(ex.Decision, dash(ex.Template), dash(ex.policyRef()), dash(ex.Message), ex.Reason)
+		tw.row(ex.Verdict, dash(ex.Template), dash(ex.policyRef()), dash(ex.Message), ex.Reason)
 		return tw.flush()
 	}
-	tw := newTable(w, "Decision:", ex.Decision)
+	tw := newTable(w, "Decision:", ex.Verdict)
 	tw.row("Request:", ex.Request)
 	tw.row("Plan:", fmt.Sprintf("%s (%s at %s)", ex.Plan, ex.Phase, ex.Now.Format(time.RFC3339)))
 	if ex.Template != "" {
