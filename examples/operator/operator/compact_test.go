@@ -50,12 +50,18 @@ func compactCases() []compactCase {
 	}
 }
 
+// fixture is an operator with the case's target and --compact, and the
+// plan "freeze" in shop and cart.
+func (tc compactCase) fixture(t *testing.T) *fixture {
+	return newFixture(t, []client.Object{namespace("shop"), namespace("cart"),
+		kubectlPlan("freeze", plan.ModeEnforce, []string{"shop", "cart"}, "scaling", "image-change")},
+		withTarget(tc.target), withCompact())
+}
+
 func TestCompact_PutInPlaceRepairedAndSteady(t *testing.T) {
 	for _, tc := range compactCases() {
 		t.Run(string(tc.target), func(t *testing.T) {
-			f := newFixture(t, []client.Object{namespace("shop"), namespace("cart"),
-				kubectlPlan("freeze", plan.ModeEnforce, []string{"shop", "cart"}, "scaling", "image-change")},
-				withTarget(tc.target), withCompact())
+			f := tc.fixture(t)
 			f.pass()
 			if got := f.objects(); !slices.Equal(got, tc.objects) {
 				t.Fatalf("objects = %q, want %q", got, tc.objects)
@@ -108,9 +114,7 @@ func TestCompact_PutInPlaceRepairedAndSteady(t *testing.T) {
 func TestCompact_SwitchingTheLayoutReplacesThePolicies(t *testing.T) {
 	for _, tc := range compactCases() {
 		t.Run(string(tc.target), func(t *testing.T) {
-			f := newFixture(t, []client.Object{namespace("shop"), namespace("cart"),
-				kubectlPlan("freeze", plan.ModeEnforce, []string{"shop", "cart"}, "scaling", "image-change")},
-				withTarget(tc.target), withCompact())
+			f := tc.fixture(t)
 			f.pass()
 			compact := f.objects()
 			f.r.cfg.Compact = false
