@@ -98,14 +98,5 @@ func (s *Server) duplicatePlan(w http.ResponseWriter, r *http.Request) {
 	if body.Window != nil {
 		cp.Spec.Window = *body.Window
 	}
-	created, md, err := s.create(ctx, caller, approval.ActionDuplicate, cp)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if md.Ignored {
-		addWarning(w, md.Reason)
-	}
-	w.Header().Set("Location", "/api/v1/plans/"+created.Name)
-	writePlan(w, http.StatusCreated, created)
+	s.createAndAnswer(w, r, caller, approval.ActionDuplicate, cp)
 }

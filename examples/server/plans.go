@@ -115,7 +115,13 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) {
 	if p.Name == "" {
 		p.Name = newPlanID(p.Spec.Name)
 	}
-	created, md, err := s.create(r.Context(), callerOf(r), approval.ActionCreate, &p)
+	s.createAndAnswer(w, r, callerOf(r), approval.ActionCreate, &p)
+}
+
+// createAndAnswer creates p (create) and answers 201 with it and its
+// Location, and a warning when the approval mode asked for was ignored.
+func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, caller approval.Caller, action approval.Action, p *plan.ProtectionPlan) {
+	created, md, err := s.create(r.Context(), caller, action, p)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

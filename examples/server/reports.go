@@ -88,15 +88,7 @@ func (s *Server) storedReports(f report.Filter) ([]reportView, error) {
 
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request) {
 	f, err := parseReportFilter(r)
-	var items []reportView
-	if err == nil {
-		items, err = s.storedReports(f)
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, reportList{Items: items})
+	s.writeReports(w, r, f, err)
 }
 
 func (s *Server) listPlanReports(w http.ResponseWriter, r *http.Request) {
@@ -109,6 +101,12 @@ func (s *Server) listPlanReports(w http.ResponseWriter, r *http.Request) {
 		f, err = parseReportFilter(r)
 		f.Plan = p.Name
 	}
+	s.writeReports(w, r, f, err)
+}
+
+// writeReports answers with the stored reports f selects, or with err
+// when reading the request failed.
+func (s *Server) writeReports(w http.ResponseWriter, r *http.Request, f report.Filter, err error) {
 	var items []reportView
 	if err == nil {
 		items, err = s.storedReports(f)
