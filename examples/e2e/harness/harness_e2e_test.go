@@ -22,7 +22,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -228,20 +227,9 @@ func policyViolationEvents(t *testing.T, env *harness.Env, ns string) []corev1.E
 // failResults counts the fail results of the PolicyReports in ns.
 func failResults(t *testing.T, env *harness.Env, ns string) int {
 	t.Helper()
-	list := &unstructured.UnstructuredList{}
-	list.SetAPIVersion("wgpolicyk8s.io/v1alpha2")
-	list.SetKind("PolicyReportList")
-	if err := env.Client.List(t.Context(), list, client.InNamespace(ns)); err != nil {
+	n, err := env.FailResults(t.Context(), ns)
+	if err != nil {
 		t.Fatal(err)
-	}
-	n := 0
-	for _, r := range list.Items {
-		results, _, _ := unstructured.NestedSlice(r.Object, "results")
-		for _, res := range results {
-			if m, _ := res.(map[string]any); m["result"] == "fail" {
-				n++
-			}
-		}
 	}
 	return n
 }

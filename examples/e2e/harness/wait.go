@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Kyverno policy kinds WaitPolicyReady understands.
@@ -128,4 +129,25 @@ func describeConditions(conds []any) string {
 		return ""
 	}
 	return " [" + strings.Join(parts, ", ") + "]"
+}
+
+// FailResults counts the fail results of the PolicyReports in namespace
+// ns (wgpolicyk8s.io/v1alpha2, what Kyverno 1.19's reports controller
+// writes).
+func (e *Env) FailResults(ctx context.Context, ns string) (int, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "wgpolicyk8s.io", Version: "v1alpha2", Kind: "PolicyReportList"})
+	if err := e.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range list.Items {
+		results, _, _ := unstructured.NestedSlice(r.Object, "results")
+		for _, res := range results {
+			if m, _ := res.(map[string]any); m["result"] == "fail" {
+				n++
+			}
+		}
+	}
+	return n, nil
 }

@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -342,16 +343,10 @@ func addEphemeral(old map[string]any) change {
 	return change{op: render.OpUpdate, subresource: "ephemeralcontainers", object: obj, oldObject: old}
 }
 
+// lookup is the value at path in o, nil when there is none.
 func lookup(o map[string]any, path ...string) any {
-	var cur any = o
-	for _, p := range path {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[p]
-	}
-	return cur
+	v, _, _ := unstructured.NestedFieldNoCopy(o, path...)
+	return v
 }
 
 func set(o map[string]any, v any, path ...string) {

@@ -478,19 +478,9 @@ func dumpList(t *testing.T, ns, resource string, keep func(map[string]any) bool)
 // failResults counts the fail results of the PolicyReports of ns.
 func failResults(t *testing.T, ns string) int {
 	t.Helper()
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(operator.PolicyReportListGVK)
-	if err := s.c.List(t.Context(), list, client.InNamespace(ns)); err != nil {
+	n, err := s.env.FailResults(t.Context(), ns)
+	if err != nil {
 		t.Fatal(err)
-	}
-	n := 0
-	for _, r := range list.Items {
-		results, _, _ := unstructured.NestedSlice(r.Object, "results")
-		for _, res := range results {
-			if m, _ := res.(map[string]any); m["result"] == "fail" {
-				n++
-			}
-		}
 	}
 	return n
 }
