@@ -30,10 +30,6 @@ type compiled struct {
 	namespaces []nsScope
 	// excludedKinds are sorted and distinct.
 	excludedKinds []string
-	// unitsByKey memoizes units by nsScope.key: namespaces with the same
-	// key have the same policies (a plan over 2,000 namespaces computes
-	// them once). A compiled plan serves one call at a time.
-	unitsByKey map[string][]policyUnit
 }
 
 // kindIdentifier is what an excluded kind must look like: an identifier
@@ -181,18 +177,6 @@ type policyUnit struct {
 // its guards, and rule names are unique in a kyverno.io/v1 Policy; the
 // catalog's own rule names are unique across templates, a test holds it).
 func (c *compiled) units(ns nsScope) []policyUnit {
-	if u, ok := c.unitsByKey[ns.key]; ok {
-		return u
-	}
-	if c.unitsByKey == nil {
-		c.unitsByKey = map[string][]policyUnit{}
-	}
-	u := c.computeUnits(ns)
-	c.unitsByKey[ns.key] = u
-	return u
-}
-
-func (c *compiled) computeUnits(ns nsScope) []policyUnit {
 	if c.compact {
 		u := policyUnit{template: CompactTemplate}
 		for _, bt := range c.templates {
@@ -225,16 +209,22 @@ func policyRules(bt boundTemplate, ns nsScope) []RuleSpec {
 }
 
 // eachPolicy makes every policy of the plan, namespace by namespace and
-// unit by unit: spec builds a unit's spec once per unit and scope key
-// (namespaces with the same key share it: a plan over 2,000 namespaces
-// builds nine specs, not 18,000), and policy wraps it in the namespace's
-// objects.
+// unit by unit: the units and, with spec, each unit's spec are built once
+// per scope key (namespaces with the same key share them: a plan over
+// 2,000 namespaces builds nine specs, not 18,000), and policy wraps a spec
+// in the namespace's objects.
 func (c *compiled) eachPolicy(spec func(u policyUnit, ns nsScope) (*specProto, error),
 	policy func(u policyUnit, ns nsScope, proto *specProto) (Policy, error)) ([]Policy, error) {
 	protos := map[string]*specProto{}
+	units := map[string][]policyUnit{}
 	out := make([]Policy, 0, len(c.templates)*len(c.namespaces))
 	for _, ns := range c.namespaces {
-		for _, u := range c.units(ns) {
+		us, ok := units[ns.key]
+		if !ok {
+			us = c.units(ns)
+			units[ns.key] = us
+		}
+		for _, u := range us {
 			key := u.template + "\x00" + ns.key
 			proto := protos[key]
 			if proto == nil {
