@@ -188,7 +188,8 @@ func latencyPhase(t *testing.T, lt *latencyClient, target render.Target, n int) 
 			objs = append(objs, o)
 		}
 	}
-	t.Cleanup(func() { t.Logf("after removing the %s policies: %s", target, webhookRules(t)) }) // runs after applyPolicies' removal
+	// Runs after applyPolicies' removal, once the test's context is gone.
+	t.Cleanup(func() { t.Logf("after removing the %s policies: %s", target, webhookRules(context.Background())) })
 	ts.applyPolicies(t, objs, "e2e-latency")
 	eventually(t, 2*time.Minute, "the latency policies refusing", func() (string, bool) {
 		for _, what := range spaces {
@@ -202,7 +203,7 @@ func latencyPhase(t *testing.T, lt *latencyClient, target render.Target, n int) 
 		return "", true
 	})
 	time.Sleep(3 * time.Second) // Kyverno's other webhook configuration, if any
-	t.Logf("%s: %s", target, webhookRules(t))
+	t.Logf("%s: %s", target, webhookRules(ctx))
 
 	// The hand-written policy (and the folded render) refuse what the plan
 	// refuses, door by door.
@@ -333,10 +334,9 @@ func handWritten(t *testing.T, target render.Target, ns string) []*unstructured.
 // webhookRules describes the webhooks of Kyverno's resource validating
 // configuration that have rules (the ones the API server calls): how many,
 // and how many are scoped to named namespaces.
-func webhookRules(t *testing.T) string {
-	t.Helper()
+func webhookRules(ctx context.Context) string {
 	var c admissionregistrationv1.ValidatingWebhookConfiguration
-	if err := s.c.Get(t.Context(), types.NamespacedName{Name: harness.ValidatingWebhookName}, &c); err != nil {
+	if err := s.c.Get(ctx, types.NamespacedName{Name: harness.ValidatingWebhookName}, &c); err != nil {
 		return err.Error()
 	}
 	n, scoped := 0, 0
