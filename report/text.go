@@ -128,17 +128,3 @@ func paramsLabel(ps []Parameter) string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-// healthCounts writes a sample's counts: "1 missing, 2 outdated".
-func healthCounts(x HealthSample) string {
-	var parts []string
-	for _, c := range []struct {
-		n    int
-		what string
-	}{{x.Missing, "missing"}, {x.Outdated, "outdated"}, {x.ActionChanged, "action changed"}, {x.Unexpected, "unexpected"}} {
-		if c.n > 0 {
-			parts = append(parts, strconv.Itoa(c.n)+" "+c.what)
-		}
-	}
-	return strings.Join(parts, ", ")
-}

@@ -18,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
@@ -87,24 +86,6 @@ func planObjects(t *testing.T, id string) []unstructured.Unstructured {
 		t.Fatal(err)
 	}
 	return objs
-}
-
-// deletePlan deletes a plan and waits until the operator swept its
-// policies and its reports directory.
-func deletePlan(t *testing.T, id string) {
-	t.Helper()
-	p := &plan.ProtectionPlan{}
-	p.Name = id
-	if err := s.c.Delete(t.Context(), p); client.IgnoreNotFound(err) != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 3*tick, "the deleted plan's policies swept", func() (string, bool) {
-		return "", len(planObjects(t, id)) == 0
-	})
-	waitFor(t, 3*tick, "the deleted plan's reports directory removed", func() (string, bool) {
-		_, err := os.Stat(filepath.Join(s.run.reportsDir, id))
-		return fmt.Sprint(err), os.IsNotExist(err)
-	})
 }
 
 // waitFor polls f every 50 ms and returns how long it took.
