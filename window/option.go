@@ -20,6 +20,7 @@ type Option func(*options)
 type options struct {
 	fldPath    *field.Path
 	lookAround time.Duration
+	loc        *time.Location // replaces the zone timeZone names (tests only)
 }
 
 func defaultOptions() options {
@@ -50,4 +51,12 @@ func WithLookAround(d time.Duration) Option {
 			o.lookAround = d
 		}
 	}
+}
+
+// withLocation compiles the window in loc instead of the zone its timeZone
+// names. Unexported: the tests use it to run the same spec against more
+// than one zone database in one process (Go's embedded one and the
+// system's).
+func withLocation(loc *time.Location) Option {
+	return func(o *options) { o.loc = loc }
 }

@@ -11,21 +11,27 @@ import (
 	"github.com/telark/protectionplans/window"
 )
 
-// The reference is slow and obviously correct: it steps through every UTC
-// minute of a range, reads the local time in the zone, and starts an
+// The reference is slow and obviously correct: it steps through every
+// instant at which the zone's clock shows a whole minute (every UTC minute,
+// unless the offset has seconds), reads the local time there, and starts an
 // occurrence wherever a schedule matches that reading (robfig/cron's field
 // rules, copied below). A skipped local time is never read, a repeated one
-// is read twice. Occurrences are sorted and merged into exact intervals.
+// is read twice. Occurrences are sorted and merged into exact intervals. It
+// reads offsets only (time.Time.Zone), never zone bounds.
 
 var (
 	refFrom = time.Date(2025, 11, 1, 0, 0, 0, 0, time.UTC)
 	refTo   = time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)
 )
 
-type reading struct{ minute, hour, dom, month, wd uint8 }
+type reading struct {
+	at                           int64 // Unix seconds
+	minute, hour, dom, month, wd uint8
+}
 
 var readingsCache = map[string][]reading{}
 
+// readings returns the readings of zone over [refFrom, refTo), cached.
 func readings(tb testing.TB, zone string) []reading {
 	if r, ok := readingsCache[zone]; ok {
 		return r
@@ -34,15 +40,36 @@ func readings(tb testing.TB, zone string) []reading {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var out []reading
-	for u := refFrom; u.Before(refTo); u = u.Add(time.Minute) {
-		l := u.In(loc)
-		if l.Second() != 0 {
-			tb.Fatalf("%s: offset is not whole minutes", zone)
-		}
-		out = append(out, reading{uint8(l.Minute()), uint8(l.Hour()), uint8(l.Day()), uint8(l.Month()), uint8(l.Weekday())})
-	}
+	out := readingsIn(loc, refFrom, refTo)
 	readingsCache[zone] = out
+	return out
+}
+
+// readingsIn returns every reading of a whole local minute in [from, to),
+// in order of instant.
+func readingsIn(loc *time.Location, from, to time.Time) []reading {
+	var out []reading
+	step := int64(60)
+	for u := from.Unix(); u < to.Unix(); u += step {
+		l := time.Unix(u, 0).In(loc)
+		if l.Second() != 0 {
+			if step == 60 { // an offset with seconds: read every second
+				return readingsEvery(loc, from, to, 1)
+			}
+			continue
+		}
+		out = append(out, reading{u, uint8(l.Minute()), uint8(l.Hour()), uint8(l.Day()), uint8(l.Month()), uint8(l.Weekday())})
+	}
+	return out
+}
+
+func readingsEvery(loc *time.Location, from, to time.Time, step int64) []reading {
+	var out []reading
+	for u := from.Unix(); u < to.Unix(); u += step {
+		if l := time.Unix(u, 0).In(loc); l.Second() == 0 {
+			out = append(out, reading{u, uint8(l.Minute()), uint8(l.Hour()), uint8(l.Day()), uint8(l.Month()), uint8(l.Weekday())})
+		}
+	}
 	return out
 }
 
@@ -63,7 +90,11 @@ type ref struct {
 type ref1 struct{ start, end time.Time }
 
 func newRef(tb testing.TB, spec window.Spec) ref {
-	rs := readings(tb, spec.TimeZone)
+	return newRefFrom(tb, spec, readings(tb, spec.TimeZone))
+}
+
+// newRefFrom computes the reference of spec from the readings rs.
+func newRefFrom(tb testing.TB, spec window.Spec, rs []reading) ref {
 	var occ []ref1
 	for _, sc := range spec.Schedules {
 		c, err := cron.ParseStandard(sc.Cron)
@@ -72,9 +103,9 @@ func newRef(tb testing.TB, spec window.Spec) ref {
 		}
 		s := c.(*cron.SpecSchedule)
 		d, _ := time.ParseDuration(sc.Duration)
-		for i, r := range rs {
+		for _, r := range rs {
 			if 1<<r.minute&s.Minute > 0 && 1<<r.hour&s.Hour > 0 && 1<<r.month&s.Month > 0 && robfigDayMatches(s, r) {
-				st := refFrom.Add(time.Duration(i) * time.Minute)
+				st := time.Unix(r.at, 0).UTC()
 				occ = append(occ, ref1{st, st.Add(d)})
 			}
 		}

@@ -49,6 +49,9 @@ func Parse(spec Spec, opts ...Option) (*Window, error) {
 	if len(errs) > 0 {
 		return nil, &ParseError{Errs: errs}
 	}
+	if o.loc != nil {
+		c.loc = o.loc
+	}
 	w := &Window{spec: *spec.DeepCopy(), loc: c.loc, look: o.lookAround}
 	if spec.StartAt != nil {
 		w.start, w.hasStart = spec.StartAt.Time, true

@@ -40,6 +40,14 @@ func (z zone) at(u int64) segment {
 	return z.lookup(u)
 }
 
+// lookup returns the zone period containing u. The offset comes from the
+// Location; the bounds come from time.Time.ZoneBounds, but only when they
+// contain u. Go's rules for instants past the zone's transition table (the
+// POSIX TZ string at its end) put the end of a year's last period at
+// January 1 plus 365 days, which in a leap year is December 31, before the
+// instant (golang/go#81583): a walk that moved to the end of each period
+// would never reach the next year. Bounds that do not contain u are
+// rebuilt from offsets alone (rebuild), so no answer depends on them.
 func (z zone) lookup(u int64) segment {
 	t := time.Unix(u, 0).In(z.loc)
 	_, off := t.Zone()
@@ -50,6 +58,53 @@ func (z zone) lookup(u int64) segment {
 	}
 	if !end.IsZero() {
 		s.end = end.Unix()
+	}
+	if !s.contains(u) {
+		return z.rebuild(u, int64(off))
+	}
+	return s
+}
+
+// offsetAt returns the UTC offset of instant u, in seconds.
+func (z zone) offsetAt(u int64) int64 {
+	_, off := time.Unix(u, 0).In(z.loc).Zone()
+	return int64(off)
+}
+
+// rebuildReach bounds how far rebuild reads ahead, and rebuildStep is how
+// often it reads the offset on the way.
+const (
+	rebuildReach = secondsPerDay
+	rebuildStep  = 3600
+)
+
+// rebuild returns a period containing u whose every instant has offset off,
+// read from offsets alone. It starts at u (a period may start anywhere
+// before the instant it was looked up for: callers only need the offset to
+// be constant within it) and ends at the first change of offset within a
+// day of u, or a day after u. It reads the offset every hour, then finds
+// the second of a change by bisection: exact wherever the offset changes at
+// most once an hour, which holds for every rule a zone's POSIX TZ string
+// can state (two changes a year), the only place Go's bounds go wrong. At
+// most 24 + 12 lookups; the end is always after u, so a walk over periods
+// always moves forward.
+func (z zone) rebuild(u, off int64) segment {
+	s := segment{start: u, end: u + rebuildReach, off: off}
+	for m := int64(rebuildStep); m <= rebuildReach; m += rebuildStep {
+		if z.offsetAt(u+m) == off {
+			continue
+		}
+		lo, hi := u+m-rebuildStep, u+m // offset off at lo, another at hi
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			if z.offsetAt(mid) == off {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		s.end = hi
+		break
 	}
 	return s
 }
@@ -117,20 +172,28 @@ func (c *cursor) neighboursClear(w0, u int64) bool {
 	return true
 }
 
+// maxPeriods bounds the zone periods periods collects: real zone data has a
+// handful within five days (a transition, or a rebuilt period on a year
+// boundary), never dozens.
+const maxPeriods = 64
+
 // periods lists the zone periods that can read a wall time of day d: those
-// overlapping the instants [w0 - 2 days, w0 + 3 days).
+// overlapping the instants [w0 - 2 days, w0 + 3 days). Every period ends
+// after the instant it was looked up for (lookup guarantees it), so the walk
+// moves forward at each step, and it stops after maxPeriods in any case.
 func (z zone) periods(d int64, buf []segment) []segment {
 	w0 := d * secondsPerDay
 	lo, hi := w0-2*secondsPerDay, w0+3*secondsPerDay
 	buf = buf[:0]
-	for u := lo; ; {
+	for u := lo; len(buf) < maxPeriods; {
 		s := z.at(u)
 		buf = append(buf, s)
 		if s.end >= hi {
-			return buf
+			break
 		}
 		u = s.end
 	}
+	return buf
 }
 
 // instants returns the instants that read wall time w, ascending: none when
