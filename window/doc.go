@@ -53,6 +53,15 @@
 // and merge them into runs: a run ends where the next span starts after it.
 // Runs that reach past the look-ahead are open.
 //
+// Zone periods (the instants sharing one offset) come from the Location's
+// zone bounds, trusted only when they contain the instant asked about:
+// past a zone's transition table Go puts the end of a year's last period
+// on December 31 of leap years, before that instant (golang/go#81583).
+// Such a period is rebuilt from offsets alone, so every period ends after
+// its instant and every walk over periods moves forward; each loop has a
+// visible bound. A sweep test checks every zone of Go's zone database and
+// of the system's against a minute-by-minute reference.
+//
 // robfig/cron parses the expressions; its Next is not used, so its
 // handling of transitions does not matter here.
 package window
