@@ -103,25 +103,52 @@ func FuzzWindow(f *testing.F) {
 	})
 }
 
-// TestConcurrentUse: a Window is shared by goroutines without locking (run
-// with -race).
+// TestConcurrentUse: a Window is shared by goroutines without locking.
+// Each goroutine's answers must equal the ones computed alone beforehand;
+// hack/test.sh runs it with -race, which also checks for data races.
 func TestConcurrentUse(t *testing.T) {
 	w := mustParse(t, recurring("Europe/Berlin", "0 22 * * *", "8h", "30 2 * * 0", "1h"))
 	at := when(t, "Sun Oct 25 2026 00:00 Europe/Berlin")
+	type answer struct {
+		active      bool
+		edge        time.Time
+		edgeOK      bool
+		containing  window.Interval
+		containsOK  bool
+		occurrences []window.Interval
+	}
+	ask := func(x time.Time) answer {
+		var a answer
+		a.active = w.Active(x)
+		a.edge, a.edgeOK = w.NextEdge(x)
+		a.containing, a.containsOK = w.Containing(x)
+		a.occurrences = w.Occurrences(x, x.Add(24*time.Hour))
+		return a
+	}
+	const goroutines, each = 4, 200
+	instant := func(g, i int) time.Time { return at.Add(time.Duration(g*each+i) * 7 * time.Minute) }
+	want := make([]answer, goroutines*each)
+	for g := range goroutines {
+		for i := range each {
+			want[g*each+i] = ask(instant(g, i))
+		}
+	}
+	got := make([]answer, goroutines*each)
 	done := make(chan bool)
-	for g := range 4 {
+	for g := range goroutines {
 		go func() {
-			for i := range 200 {
-				x := at.Add(time.Duration(g*200+i) * 7 * time.Minute)
-				w.Active(x)
-				w.NextEdge(x)
-				w.Containing(x)
-				w.Occurrences(x, x.Add(24*time.Hour))
+			for i := range each {
+				got[g*each+i] = ask(instant(g, i))
 			}
 			done <- true
 		}()
 	}
-	for range 4 {
+	for range goroutines {
 		<-done
+	}
+	for k := range want {
+		if diff := cmp.Diff(want[k], got[k], cmp.AllowUnexported(answer{})); diff != "" {
+			t.Fatalf("answer at %s differs when asked concurrently (-alone +concurrently):\n%s", show(instant(k/each, k%each)), diff)
+		}
 	}
 }
