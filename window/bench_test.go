@@ -302,3 +302,46 @@ func TestSpeedup(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNewYearsEve measures the queries on December 31 of a leap year
+// past the transition table of Go's zone database, where Go's zone bounds
+// go wrong and zone periods are rebuilt from offsets (zone.go, rebuild),
+// against the same queries a year earlier, where the bounds are right:
+// Europe/Berlin, nightly 22:00 for 8h, every 10 minutes of the day. The
+// ratio is the cost of the rebuild.
+func BenchmarkNewYearsEve(b *testing.B) {
+	dbs := zoneDBs(b)
+	loc := dbs[0].loc(b, "Europe/Berlin") // Go's zone database
+	w := mustParse(b, recurring("Europe/Berlin", "0 22 * * *", "8h"), window.WithLocation(loc))
+	for _, c := range []struct {
+		name string
+		day  time.Time
+	}{
+		{"baseline=2027-12-31", time.Date(2027, 12, 31, 0, 0, 0, 0, time.UTC)},
+		{"leap=2028-12-31", time.Date(2028, 12, 31, 0, 0, 0, 0, time.UTC)},
+	} {
+		var at []time.Time
+		for m := 0; m < 24*60; m += 10 {
+			at = append(at, c.day.Add(time.Duration(m)*time.Minute))
+		}
+		b.Run("Active/"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				w.Active(at[i%len(at)])
+			}
+		})
+		b.Run("NextEdge/"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				w.NextEdge(at[i%len(at)])
+			}
+		})
+		b.Run("Occurrences/"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				p := at[i%len(at)]
+				w.Occurrences(p.Add(-24*time.Hour), p.Add(24*time.Hour))
+			}
+		})
+	}
+}
