@@ -1,9 +1,6 @@
 package render
 
 import (
-	"fmt"
-	"slices"
-
 	policieskyvernoio "github.com/kyverno/api/api/policies.kyverno.io"
 	policiesv1 "github.com/kyverno/api/api/policies.kyverno.io/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -50,7 +47,11 @@ func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 	opt.dynObjects = c.compact
 	return c.eachPolicy(
 		func(u policyUnit, ns nsScope) (*specProto, error) {
-			return newSpecProto(kyvernoCELSpec(c, u.rules, ns, opt))
+			spec, err := kyvernoCELSpec(c, u.rules, ns, opt)
+			if err != nil {
+				return nil, err
+			}
+			return newSpecProto(spec)
 		},
 		func(u policyUnit, ns nsScope, proto *specProto) (Policy, error) {
 			name := PolicyName(c.planID, u.template)
@@ -67,8 +68,11 @@ func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 
 // kyvernoCELSpec renders the spec of a policy holding rules for a
 // namespace.
-func kyvernoCELSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) policiesv1.ValidatingPolicySpec {
-	cs := celTranslate(c, rules, ns, opt)
+func kyvernoCELSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) (policiesv1.ValidatingPolicySpec, error) {
+	cs, err := celTranslate(c, rules, ns, opt)
+	if err != nil {
+		return policiesv1.ValidatingPolicySpec{}, err
+	}
 	fail := admissionregistrationv1.Fail
 	yes, no := true, false
 	return policiesv1.ValidatingPolicySpec{
@@ -83,56 +87,7 @@ func kyvernoCELSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) p
 			Admission:  &policiesv1.AdmissionConfiguration{Enabled: &yes},
 			Background: &policiesv1.BackgroundConfiguration{Enabled: &no},
 		},
-	}
-}
-
-// celActions spells a mode as validationActions: Deny to enforce; to
-// audit, Audit for kyverno-cel (reports and events) and Audit plus Warn
-// for vap (the audit log, and a warning the client sees).
-func celActions(m plan.Mode, t Target) []admissionregistrationv1.ValidationAction {
-	switch {
-	case m == plan.ModeEnforce:
-		return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}
-	case t == TargetVAP:
-		return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit, admissionregistrationv1.Warn}
-	}
-	return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit}
-}
-
-// actionsAsStrings is celActions as an unstructured value.
-func actionsAsStrings(m plan.Mode, t Target) []any {
-	var out []any
-	for _, a := range celActions(m, t) {
-		out = append(out, string(a))
-	}
-	return out
-}
-
-// modeOfActions reads validationActions: Deny enforces; anything else
-// (Audit, Warn) only records. A missing list reads as missingIs, or is an
-// error when missingIs is empty.
-func modeOfActions(obj *unstructured.Unstructured, missingIs plan.Mode) (plan.Mode, error) {
-	actions, found, err := unstructured.NestedStringSlice(obj.Object, "spec", "validationActions")
-	if err != nil {
-		return "", fmt.Errorf("render: %s %s: %w", obj.GetKind(), describeName(obj), err)
-	}
-	if !found || len(actions) == 0 {
-		if missingIs == "" {
-			return "", fmt.Errorf("render: %s %s has no validationActions", obj.GetKind(), describeName(obj))
-		}
-		return missingIs, nil
-	}
-	if slices.Contains(actions, string(admissionregistrationv1.Deny)) {
-		return plan.ModeEnforce, nil
-	}
-	return plan.ModeAudit, nil
-}
-
-func describeName(obj *unstructured.Unstructured) string {
-	if ns := obj.GetNamespace(); ns != "" {
-		return ns + "/" + obj.GetName()
-	}
-	return obj.GetName()
+	}, nil
 }
 
 func (kyvernoCELTarget) kinds() []schema.GroupVersionKind {

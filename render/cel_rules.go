@@ -66,8 +66,9 @@ type celSpec struct {
 }
 
 // celTranslate translates the rules of one policy (policyRules) for a
-// namespace.
-func celTranslate(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) celSpec {
+// namespace. A rule with an unknown condition is an
+// *UnknownConditionError.
+func celTranslate(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) (celSpec, error) {
 	perRule := make([][]admissionregistrationv1.NamedRuleWithOperations, len(rules))
 	var union []admissionregistrationv1.NamedRuleWithOperations
 	for i, r := range rules {
@@ -81,19 +82,28 @@ func celTranslate(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) cel
 	}
 	all := triplesOf(union)
 	for i, r := range rules {
-		spec.validations = append(spec.validations, celValidation(c, r, ns, opt, vars, matchGuard(triplesOf(perRule[i]), all, vars)))
+		v, err := celValidation(c, r, ns, opt, vars, matchGuard(triplesOf(perRule[i]), all, vars))
+		if err != nil {
+			return celSpec{}, err
+		}
+		spec.validations = append(spec.validations, v)
 	}
 	spec.variables = vars.declarations()
-	return spec
+	return spec, nil
 }
 
-// celValidation translates one rule.
-func celValidation(c *compiled, r RuleSpec, ns nsScope, opt celOptions, vars *celVars, guard []string) admissionregistrationv1.Validation {
+// celValidation translates one rule: the negation of its match guard, its
+// scope and its condition.
+func celValidation(c *compiled, r RuleSpec, ns nsScope, opt celOptions, vars *celVars, guard []string) (admissionregistrationv1.Validation, error) {
 	parts := guard
 	if s := celScope(r, ns, opt, vars); s != "" {
 		parts = append(parts, s)
 	}
-	if cond := celCondition(r, vars, opt); cond != "" {
+	cond, err := celCondition(r, ns, vars, opt)
+	if err != nil {
+		return admissionregistrationv1.Validation{}, err
+	}
+	if cond != "" {
 		parts = append(parts, cond)
 	}
 	v := admissionregistrationv1.Validation{Expression: "false", Message: opt.text(c.message(r.What)), Reason: opt.reason}
@@ -105,21 +115,20 @@ func celValidation(c *compiled, r RuleSpec, ns nsScope, opt celOptions, vars *ce
 		v.MessageExpression = celString(opt.text(prefix)) + " + request.kind.kind + \" \" + request.?name.orValue(\"\") + " +
 			celString(opt.text(suffix))
 	}
-	return v
+	return v, nil
 }
 
 // celScope tests the application selectors: on the old and new objects'
 // labels (guarded by the operation, as objectSelectorJMESPath), and for
 // /scale on the parent's labels or the members' names. A scope guard tests
-// its application's selector on both. Empty when the whole namespace is
-// in scope.
+// its application's selector on the old object's labels (and celCondition
+// on the new one's). Empty when the whole namespace is in scope.
 func celScope(r RuleSpec, ns nsScope, opt celOptions, vars *celVars) string {
 	if ns.all {
 		return ""
 	}
 	if r.Condition == LeavesApplication {
-		sel := []*metav1.LabelSelector{ns.appSelector(r.Application)}
-		return celSelectors(sel, vars.use(varOldLabels)) + " && !" + celSelectors(sel, vars.use(varNewLabels))
+		return celSelectors([]*metav1.LabelSelector{ns.appSelector(r.Application)}, vars.use(varOldLabels))
 	}
 	var alts []string
 	if r.hasOp(OpUpdate) || r.hasOp(OpDelete) {
@@ -169,38 +178,45 @@ func celMembers(kinds []Kind, ns nsScope) string {
 	return "(" + strings.Join(alts, " || ") + ")"
 }
 
-// celCondition translates a rule's condition; empty for Always (and for a
-// scope guard, whose test is its scope).
-func celCondition(r RuleSpec, vars *celVars, opt celOptions) string {
+// celCondition translates a rule's condition, with a case for every
+// condition type; an unknown one is an *UnknownConditionError. Empty for
+// Always: the match is the whole test.
+func celCondition(r RuleSpec, ns nsScope, vars *celVars, opt celOptions) (string, error) {
 	obj, old := "object", "oldObject"
 	if opt.dynObjects {
 		obj, old = "dyn(object)", "dyn(oldObject)"
 	}
 	changed := func(path, def string) string { return celField(obj, path, def) + " != " + celField(old, path, def) }
 	switch r.Condition {
+	case Always:
+		return "", nil
 	case ImagesChanged:
 		n, o := vars.use(imagesVar("new", r.Kinds[0].PodSpec)), vars.use(imagesVar("old", r.Kinds[0].PodSpec))
-		return "(size(" + n + ") != size(" + o + ") || !" + n + ".all(i, i in " + o + "))"
+		return "(size(" + n + ") != size(" + o + ") || !" + n + ".all(i, i in " + o + "))", nil
 	case ReplicasChanged:
 		return celField(obj, ".?spec.?replicas", "0") + " " + replicasOperator(r.Direction) + " " +
-			celField(old, ".?spec.?replicas", "0")
+			celField(old, ".?spec.?replicas", "0"), nil
 	case RestartedAtChanged:
-		return changed(`.?spec.?template.?metadata.?annotations[?"kubectl.kubernetes.io/restartedAt"]`, `""`)
+		return changed(`.?spec.?template.?metadata.?annotations[?"kubectl.kubernetes.io/restartedAt"]`, `""`), nil
 	case StorageRequestChanged:
 		// Read as dyn: the API server's type checker drops maps of
 		// quantities from the schema it builds (a quantity is "string or
 		// number"), and would report spec.resources.requests as undefined.
 		return celField("dyn(object)", `.?spec.?resources.?requests[?"storage"]`, `""`) + " != " +
-			celField("dyn(oldObject)", `.?spec.?resources.?requests[?"storage"]`, `""`)
+			celField("dyn(oldObject)", `.?spec.?resources.?requests[?"storage"]`, `""`), nil
 	case DataChanged:
 		var alts []string
 		for _, f := range dataFields(r.Kinds) {
 			alts = append(alts, changed(".?"+f, "{}"))
 		}
 		alts = append(alts, changed(".?immutable", "false"))
-		return "(" + strings.Join(alts, " || ") + ")"
+		return "(" + strings.Join(alts, " || ") + ")", nil
+	case LeavesApplication:
+		// A scope guard, whose scope (celScope) is that the
+		// application's selector selects the old object.
+		return "!" + celSelectors([]*metav1.LabelSelector{ns.appSelector(r.Application)}, vars.use(varNewLabels)), nil
 	}
-	return ""
+	return "", unknownCondition(r)
 }
 
 // celField reads an optional path (".?spec.?replicas") of obj, a missing

@@ -37,9 +37,11 @@ type compiled struct {
 var kindIdentifier = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 
 // compile checks the input and reduces it. Every problem is reported at
-// once, as a *plan.ValidationError (400) naming the field. Plan validation
-// checks most of this already; Render checks again everything that reaches
-// a policy, since it cannot know that validation ran.
+// once, as a *plan.ValidationError (400) naming the field; a template rule
+// with a condition outside the closed set is an *UnknownConditionError
+// (500), reported first. Plan validation checks most of this already;
+// Render checks again everything that reaches a policy, since it cannot
+// know that validation ran.
 func compile(in Input) (*compiled, error) {
 	if in.Plan == nil {
 		return nil, plan.NewValidationError(field.ErrorList{field.Required(field.NewPath("plan"), "a plan to render")})
@@ -69,6 +71,9 @@ func compile(in Input) (*compiled, error) {
 	errs = append(errs, e...)
 	if target == TargetVAP { // the only target that writes members' names
 		errs = append(errs, checkMembers(c.namespaces)...)
+	}
+	if err := checkConditions(c.templates, p.Spec.Templates, spec.Child("templates")); err != nil {
+		return nil, err // the catalog's fault (500) before the plan's (400)
 	}
 	if err := plan.NewValidationError(errs); err != nil {
 		return nil, err

@@ -14,8 +14,10 @@
 // RuleSpecs in a small closed vocabulary: kinds, the /scale subresource,
 // operations, and a Condition (Always, ImagesChanged, ReplicasChanged,
 // RestartedAtChanged, StorageRequestChanged, DataChanged; LeavesApplication
-// for the scope guards). Nothing in the
-// catalog is written for one kind of policy.
+// for the scope guards), a closed set (Conditions) that every target and
+// Explain handle case by case: a condition outside it is an
+// *UnknownConditionError, never "always". Nothing in the catalog is
+// written for one kind of policy.
 //
 // A render goes through three steps:
 //

@@ -88,36 +88,12 @@ func knownKindNames() string {
 	return strings.Join(names, ", ")
 }
 
-// selector is how a Kyverno rule names the kind: "Pod" for the core group
-// (Kyverno cannot name the empty group, so any group matches), and
-// "apps/*/Deployment" otherwise (every served version of the group), with
-// "/scale" appended for the subresource.
-func (k Kind) selector(subresource string) string {
-	s := k.Kind
-	if k.Group != "" {
-		s = k.Group + "/*/" + k.Kind
-	}
-	if subresource != "" {
-		s += "/" + subresource
-	}
-	return s
-}
-
-// matchesGVK mirrors selector: the kind name must be equal, and the group
-// too unless the kind is in the core group. The version is never compared.
+// matchesGVK mirrors Kind.selector (kyverno_rules.go): the kind name must
+// be equal, and the group too unless the kind is in the core group. The
+// version is never compared.
 func (k Kind) matchesGVK(gvk schema.GroupVersionKind) bool {
 	if gvk.Kind != k.Kind {
 		return false
 	}
 	return k.Group == "" || gvk.Group == k.Group
-}
-
-// parentURL is the API path of the object a /scale request is about, with
-// Kyverno variables for the namespace and the name.
-func (k Kind) parentURL() string {
-	prefix := "/apis/" + k.Group + "/" + k.Version
-	if k.Group == "" {
-		prefix = "/api/" + k.Version
-	}
-	return prefix + "/namespaces/{{ request.namespace }}/" + k.Resource + "/{{ request.name }}"
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 
@@ -40,6 +41,30 @@ func kyvernoMessages(c *compiled) map[string]string {
 	return out
 }
 
+// kyvernoMessage wraps a message for a kyverno.io/v1 rule. Kyverno treats
+// messages as templates, recursively: any "{{ }}" or "$( )" in them is
+// evaluated, and text substituted into them is evaluated again. The only
+// form that reproduces arbitrary text exactly is the text's base64, decoded
+// by Kyverno's base64_decode inside one shallow ("{{- ") substitution that
+// makes up the whole message: Kyverno then returns the decoded string as
+// is, without looking into it. Nothing of the plan's text is left for
+// Kyverno to read.
+func kyvernoMessage(text string) string {
+	return "{{- base64_decode('" + base64.StdEncoding.EncodeToString([]byte(text)) + "') }}"
+}
+
+// kyvernoGuardMessage writes a scope guard's message for a kyverno.io/v1
+// rule: the request's kind and name between two literal parts. It is one
+// shallow substitution making up the whole message, like kyvernoMessage:
+// a JMESPath join of the two parts (base64, decoded) and of the request's
+// kind and name, which Kyverno returns as is. Kinds and names are
+// Kubernetes identifiers, and are not read again either.
+func kyvernoGuardMessage(prefix, suffix string) string {
+	enc := base64.StdEncoding.EncodeToString
+	return "{{- join('', [base64_decode('" + enc([]byte(prefix)) + "'), request.kind.kind, ' ', request.name, base64_decode('" +
+		enc([]byte(suffix)) + "')]) }}"
+}
+
 // kyvernoSpec renders the spec of a policy for a namespace.
 func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]string) (*specProto, error) {
 	exclude := kyvernoExclude(c.excludedKinds, ns)
@@ -52,10 +77,18 @@ func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]stri
 	for i, r := range u.rules {
 		if r.Condition == LeavesApplication {
 			prefix, suffix := c.guardMessageParts(r.Application)
-			spec.Rules = append(spec.Rules, kyvernoGuard(r, ns, kyvernoGuardMessage(prefix, suffix), exclude))
+			guard, err := kyvernoGuard(r, ns, kyvernoGuardMessage(prefix, suffix), exclude)
+			if err != nil {
+				return nil, err
+			}
+			spec.Rules = append(spec.Rules, guard)
 			continue
 		}
-		spec.Rules = append(spec.Rules, kyvernoRules(r, ns, messages[u.owners[i]+"/"+r.Name], exclude)...)
+		rules, err := kyvernoRules(r, ns, messages[u.owners[i]+"/"+r.Name], exclude)
+		if err != nil {
+			return nil, err
+		}
+		spec.Rules = append(spec.Rules, rules...)
 	}
 	return newSpecProto(spec)
 }

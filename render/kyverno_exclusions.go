@@ -1,7 +1,5 @@
 package render
 
-import "github.com/telark/protectionplans/plan"
-
 // kyvernoExclude writes the exclude block every rule of a policy carries
 // (R-R3), as filters of which any one excludes the request:
 //
@@ -46,20 +44,6 @@ func withScale(kinds []string) []string {
 	out := make([]string, 0, 2*len(kinds))
 	for _, k := range kinds {
 		out = append(out, k, k+"/"+SubresourceScale)
-	}
-	return out
-}
-
-// groupByKind splits refs, sorted by kind then name, into runs of one kind.
-func groupByKind(refs []plan.ResourceRef) [][]plan.ResourceRef {
-	var out [][]plan.ResourceRef
-	for i := 0; i < len(refs); {
-		j := i
-		for j < len(refs) && refs[j].Kind == refs[i].Kind {
-			j++
-		}
-		out = append(out, refs[i:j])
-		i = j
 	}
 	return out
 }

@@ -21,8 +21,12 @@ const (
 // kinds, whose preconditions test the selectors on the old and new
 // objects' labels, and one rule per scalable kind for its /scale, which
 // reads the parent's labels with an API call (a Scale has none).
-func kyvernoRules(r RuleSpec, ns nsScope, message string, exclude *kyMatch) []kyRule {
-	deny := kyDeny{Conditions: kyConditions{All: []kyCondition{kyvernoCondition(r)}}}
+func kyvernoRules(r RuleSpec, ns nsScope, message string, exclude *kyMatch) ([]kyRule, error) {
+	cond, err := kyvernoCondition(r, ns)
+	if err != nil {
+		return nil, err
+	}
+	deny := kyDeny{Conditions: kyConditions{All: []kyCondition{cond}}}
 	base := kyRule{
 		Exclude:                exclude,
 		SkipBackgroundRequests: true,
@@ -37,14 +41,14 @@ func kyvernoRules(r RuleSpec, ns nsScope, message string, exclude *kyMatch) []ky
 	main.Match = kyvernoMatch(r.Kinds, "", r.operationStrings())
 	if ns.all {
 		main.Match.Any[0].Resources.Kinds = append(main.Match.Any[0].Resources.Kinds, scaleSelectors(scalable)...)
-		return []kyRule{main}
+		return []kyRule{main}, nil
 	}
 	main.Preconditions = &kyConditions{All: []kyCondition{isTrue(objectSelectorJMESPath(r, ns))}}
 	rules := []kyRule{main}
 	for _, k := range scalable {
 		rules = append(rules, scaleRule(base, r, k, ns))
 	}
-	return rules
+	return rules, nil
 }
 
 // scaleRule matches the /scale of one kind and tests the application
@@ -72,10 +76,35 @@ func scaleRule(base kyRule, r RuleSpec, k Kind, ns nsScope) kyRule {
 	return rule
 }
 
+// parentURL is the API path of the object a /scale request is about, with
+// Kyverno variables for the namespace and the name.
+func (k Kind) parentURL() string {
+	prefix := "/apis/" + k.Group + "/" + k.Version
+	if k.Group == "" {
+		prefix = "/api/" + k.Version
+	}
+	return prefix + "/namespaces/{{ request.namespace }}/" + k.Resource + "/{{ request.name }}"
+}
+
 // scaleRuleName names the /scale rule of a rule for a kind, e.g.
 // "replicas-deployments-scale".
 func scaleRuleName(r RuleSpec, k Kind) string {
 	return r.Name + "-" + k.Resource + "-" + SubresourceScale
+}
+
+// selector is how a Kyverno rule names the kind: "Pod" for the core group
+// (Kyverno cannot name the empty group, so any group matches), and
+// "apps/*/Deployment" otherwise (every served version of the group), with
+// "/scale" appended for the subresource.
+func (k Kind) selector(subresource string) string {
+	s := k.Kind
+	if k.Group != "" {
+		s = k.Group + "/*/" + k.Kind
+	}
+	if subresource != "" {
+		s += "/" + subresource
+	}
+	return s
 }
 
 func kyvernoMatch(kinds []Kind, subresource string, ops []string) kyMatch {
@@ -124,27 +153,37 @@ func isTrue(expr string) kyCondition {
 	return kyCondition{Key: "{{ " + expr + " }}", Operator: "Equals", Value: true}
 }
 
-// kyvernoCondition translates a rule's condition. Expressions default
-// missing values (|| ...) so that they never fail on a missing field: an
-// evaluation error would refuse the request in enforce mode.
-func kyvernoCondition(r RuleSpec) kyCondition {
+// kyvernoCondition translates a rule's condition into the deny condition
+// of its rule, with a case for every condition type; an unknown one is an
+// *UnknownConditionError. Expressions default missing values (|| ...) so
+// that they never fail on a missing field: an evaluation error would
+// refuse the request in enforce mode.
+func kyvernoCondition(r RuleSpec, ns nsScope) (kyCondition, error) {
 	switch r.Condition {
+	case Always:
+		// Holds for every request the rule matches: its operations.
+		return kyCondition{Key: "{{ request.operation }}", Operator: "AnyIn", Value: r.operationStrings()}, nil
 	case ImagesChanged:
 		spec := r.Kinds[0].PodSpec
-		return isTrue(images(newObject+"."+spec) + " != " + images(oldObject+"."+spec))
+		return isTrue(images(newObject+"."+spec) + " != " + images(oldObject+"."+spec)), nil
 	case ReplicasChanged:
-		return isTrue(replicas(newObject) + " " + replicasOperator(r.Direction) + " " + replicas(oldObject))
+		return isTrue(replicas(newObject) + " " + replicasOperator(r.Direction) + " " + replicas(oldObject)), nil
 	case RestartedAtChanged:
-		return isTrue(changed(".spec.template.metadata.annotations.\"kubectl.kubernetes.io/restartedAt\"", "''"))
+		return isTrue(changed(".spec.template.metadata.annotations.\"kubectl.kubernetes.io/restartedAt\"", "''")), nil
 	case StorageRequestChanged:
-		return isTrue(changed(".spec.resources.requests.storage", "''"))
+		return isTrue(changed(".spec.resources.requests.storage", "''")), nil
 	case DataChanged:
 		return isTrue(strings.Join([]string{
 			changed(".data", "''"), changed(".binaryData", "''"),
 			changed(".stringData", "''"), changed(".immutable", "`false`"),
-		}, " || "))
+		}, " || ")), nil
+	case LeavesApplication:
+		// A scope guard (kyvernoGuard), whose precondition is that the
+		// application's selector selects the old object.
+		sel := []*metav1.LabelSelector{ns.appSelector(r.Application)}
+		return isTrue("!(" + selectorJMESPath(sel, newObject+".metadata.labels") + ")"), nil
 	}
-	return kyCondition{Key: "{{ request.operation }}", Operator: "AnyIn", Value: r.operationStrings()}
+	return kyCondition{}, unknownCondition(r)
 }
 
 // images lists the sorted "name=image" pairs of every container of the pod
@@ -187,8 +226,12 @@ func changed(field, def string) string {
 
 // kyvernoGuard translates a scope guard: an UPDATE of the template's kinds
 // whose old object the application's selector selects (precondition) is
-// denied when the new object is not selected.
-func kyvernoGuard(g RuleSpec, ns nsScope, message string, exclude *kyMatch) kyRule {
+// denied when the new object is not selected (kyvernoCondition).
+func kyvernoGuard(g RuleSpec, ns nsScope, message string, exclude *kyMatch) (kyRule, error) {
+	cond, err := kyvernoCondition(g, ns)
+	if err != nil {
+		return kyRule{}, err
+	}
 	sel := []*metav1.LabelSelector{ns.appSelector(g.Application)}
 	return kyRule{
 		Name:                   g.Name,
@@ -199,9 +242,7 @@ func kyvernoGuard(g RuleSpec, ns nsScope, message string, exclude *kyMatch) kyRu
 		Validate: kyValidate{
 			AllowExistingViolations: false,
 			Message:                 message,
-			Deny: kyDeny{Conditions: kyConditions{All: []kyCondition{
-				isTrue("!(" + selectorJMESPath(sel, newObject+".metadata.labels") + ")"),
-			}}},
+			Deny:                    kyDeny{Conditions: kyConditions{All: []kyCondition{cond}}},
 		},
-	}
+	}, nil
 }

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -82,28 +81,4 @@ func describeSpan(d time.Duration) string {
 		return fmt.Sprintf("%d days", n)
 	}
 	return d.String()
-}
-
-// kyvernoMessage wraps a message for a kyverno.io/v1 rule. Kyverno treats
-// messages as templates, recursively: any "{{ }}" or "$( )" in them is
-// evaluated, and text substituted into them is evaluated again. The only
-// form that reproduces arbitrary text exactly is the text's base64, decoded
-// by Kyverno's base64_decode inside one shallow ("{{- ") substitution that
-// makes up the whole message: Kyverno then returns the decoded string as
-// is, without looking into it. Nothing of the plan's text is left for
-// Kyverno to read.
-func kyvernoMessage(text string) string {
-	return "{{- base64_decode('" + base64.StdEncoding.EncodeToString([]byte(text)) + "') }}"
-}
-
-// kyvernoGuardMessage writes a scope guard's message for a kyverno.io/v1
-// rule: the request's kind and name between two literal parts. It is one
-// shallow substitution making up the whole message, like kyvernoMessage:
-// a JMESPath join of the two parts (base64, decoded) and of the request's
-// kind and name, which Kyverno returns as is. Kinds and names are
-// Kubernetes identifiers, and are not read again either.
-func kyvernoGuardMessage(prefix, suffix string) string {
-	enc := base64.StdEncoding.EncodeToString
-	return "{{- join('', [base64_decode('" + enc([]byte(prefix)) + "'), request.kind.kind, ' ', request.name, base64_decode('" +
-		enc([]byte(suffix)) + "')]) }}"
 }

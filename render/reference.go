@@ -74,7 +74,8 @@ type Decision struct {
 // rule specs: the CLI's explain, and the end-to-end differential check
 // (real Kyverno must agree on every case). Like Render, it sees a plan
 // whose phase is not active as having no policies, and returns the same
-// errors for an input it cannot render.
+// errors for an input it cannot render (an *UnknownConditionError
+// whatever the request).
 func Explain(in Input, req Request) (Decision, error) {
 	if _, err := resolveTarget(in.Target); err != nil {
 		return Decision{}, err
@@ -90,7 +91,7 @@ func Explain(in Input, req Request) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	return c.explain(req.normalized()), nil
+	return c.explain(req.normalized())
 }
 
 // normalized fills Name from the objects.
@@ -127,20 +128,23 @@ type outcome struct {
 	rule   string
 }
 
-func (c *compiled) explain(req Request) Decision {
+func (c *compiled) explain(req Request) (Decision, error) {
 	i := slices.IndexFunc(c.namespaces, func(ns nsScope) bool { return ns.name == req.Namespace })
 	if i < 0 {
-		return Decision{Reason: fmt.Sprintf("namespace %q is not in the plan's scope", req.Namespace)}
+		return Decision{Reason: fmt.Sprintf("namespace %q is not in the plan's scope", req.Namespace)}, nil
 	}
 	ns := c.namespaces[i]
 	best := outcome{reason: fmt.Sprintf("no template of the plan freezes %s", describeRequest(req))}
 	var unchanged []string
 	for _, u := range c.units(ns) {
 		for i, r := range u.rules {
-			o := c.evaluate(r, ns, req)
+			o, err := c.evaluate(r, ns, req)
+			if err != nil {
+				return Decision{}, err
+			}
 			switch {
 			case o.stage == stageApplies:
-				return c.decision(u, u.owners[i], r, o, ns, req)
+				return c.decision(u, u.owners[i], r, o, ns, req), nil
 			case o.stage == stageUnchanged && !slices.Contains(unchanged, r.What):
 				unchanged = append(unchanged, r.What)
 			}
@@ -152,7 +156,7 @@ func (c *compiled) explain(req Request) Decision {
 	if best.stage == stageUnchanged {
 		best.reason = fmt.Sprintf("%s is not %s", describeRequest(req), orList(unchanged))
 	}
-	return Decision{Reason: best.reason}
+	return Decision{Reason: best.reason}, nil
 }
 
 // orList joins "a", "b" and "c" as "a, b or c".
@@ -187,51 +191,57 @@ func (c *compiled) decision(u policyUnit, template string, r RuleSpec, o outcome
 }
 
 // evaluate runs one rule on a request, in Kyverno's order: match, exclude,
-// preconditions, deny conditions.
-func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) outcome {
+// preconditions (the application selectors), deny conditions (the
+// condition). A scope guard goes the same way: an object the application
+// never held is "not selected"; one that stays in it is "unchanged" (the
+// guard's What says what it would have caught).
+func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) (outcome, error) {
 	tr := translators[c.target].traits()
 	ruleName, scale, ok := ruleFor(r, ns, req, tr.splitScaleRules)
 	if !ok {
-		return outcome{stage: stageNoMatch}
+		return outcome{stage: stageNoMatch}, nil
 	}
 	if e, ok := exemptionFor(req.UserInfo); ok {
-		return outcome{stage: stageExempt, reason: fmt.Sprintf("%s is exempt (%s): Kubernetes' own control plane is never frozen", req.UserInfo.Username, e.Why)}
+		return outcome{stage: stageExempt, reason: fmt.Sprintf("%s is exempt (%s): Kubernetes' own control plane is never frozen", req.UserInfo.Username, e.Why)}, nil
 	}
 	if slices.Contains(c.excludedKinds, req.Kind.Kind) {
-		return outcome{stage: stageExcluded, reason: fmt.Sprintf("kind %s is excluded from the plan", req.Kind.Kind)}
+		return outcome{stage: stageExcluded, reason: fmt.Sprintf("kind %s is excluded from the plan", req.Kind.Kind)}, nil
 	}
 	if slices.ContainsFunc(ns.excluded, func(x plan.ResourceRef) bool { return x.Kind == req.Kind.Kind && x.Name == req.Name }) {
-		return outcome{stage: stageExcluded, reason: fmt.Sprintf("%s %s/%s is excluded from the plan", req.Kind.Kind, ns.name, req.Name)}
+		return outcome{stage: stageExcluded, reason: fmt.Sprintf("%s %s/%s is excluded from the plan", req.Kind.Kind, ns.name, req.Name)}, nil
 	}
-	if r.Condition == LeavesApplication {
-		return c.evaluateGuard(r, ns, req)
+	if !inScope(r, ns, req, scale, tr.scaleByMembers) {
+		return outcome{stage: stageNotSelected, reason: fmt.Sprintf("%s %s/%s belongs to none of the plan's applications", req.Kind.Kind, ns.name, req.Name)}, nil
 	}
-	if !selected(r, ns, req, scale, tr.scaleByMembers) {
-		return outcome{stage: stageNotSelected, reason: fmt.Sprintf("%s %s/%s belongs to none of the plan's applications", req.Kind.Kind, ns.name, req.Name)}
+	holds, err := conditionHolds(r, ns, req)
+	if err != nil {
+		return outcome{}, err
 	}
-	if !conditionHolds(r, req) {
-		return outcome{stage: stageUnchanged}
+	if !holds {
+		return outcome{stage: stageUnchanged}, nil
 	}
-	return outcome{stage: stageApplies, rule: ruleName}
+	return outcome{stage: stageApplies, rule: ruleName}, nil
 }
 
-// evaluateGuard runs a scope guard: it applies when the application's
-// selector selects the old object and not the new one. An object the
-// application never held is "not selected"; one that stays in it is
-// "unchanged" (the guard's What says what it would have caught).
-func (c *compiled) evaluateGuard(r RuleSpec, ns nsScope, req Request) outcome {
-	sel := ns.appSelector(r.Application)
-	oldLabels, newLabels := labelsOf(req.OldObject), labelsOf(req.Object)
+// inScope mirrors the application-selector tests of a rule: selected; for
+// a scope guard, its application's selector on the old object (the
+// kyverno guard's precondition, celScope).
+func inScope(r RuleSpec, ns nsScope, req Request, scale, byMembers bool) bool {
+	if r.Condition == LeavesApplication {
+		sel := ns.appSelector(r.Application)
+		oldLabels, _ := objectLabels(req)
+		return sel != nil && selectorMatchesOne(sel, oldLabels)
+	}
+	return selected(r, ns, req, scale, byMembers)
+}
+
+// objectLabels returns the labels of the old and new objects, or the
+// request's Labels for both when it carries neither object.
+func objectLabels(req Request) (oldLabels, newLabels map[string]string) {
 	if req.Object == nil && req.OldObject == nil {
-		oldLabels, newLabels = req.Labels, req.Labels
+		return req.Labels, req.Labels
 	}
-	if sel == nil || !selectorMatchesOne(sel, oldLabels) {
-		return outcome{stage: stageNotSelected, reason: fmt.Sprintf("%s %s/%s belongs to none of the plan's applications", req.Kind.Kind, ns.name, req.Name)}
-	}
-	if selectorMatchesOne(sel, newLabels) {
-		return outcome{stage: stageUnchanged}
-	}
-	return outcome{stage: stageApplies, rule: r.Name}
+	return labelsOf(req.OldObject), labelsOf(req.Object)
 }
 
 // ruleFor reports whether the rule, as rendered for the namespace, matches
@@ -277,10 +287,7 @@ func selected(r RuleSpec, ns nsScope, req Request, scale, byMembers bool) bool {
 	if scale {
 		return selectorMatches(ns.selectors, req.Labels)
 	}
-	newLabels, oldLabels := labelsOf(req.Object), labelsOf(req.OldObject)
-	if req.Object == nil && req.OldObject == nil {
-		newLabels, oldLabels = req.Labels, req.Labels
-	}
+	oldLabels, newLabels := objectLabels(req)
 	switch req.Operation {
 	case OpCreate:
 		return selectorMatches(ns.selectors, newLabels)

@@ -6,36 +6,46 @@ import (
 	"strings"
 )
 
-// The Go twins of the JMESPath conditions in kyverno_rules.go. Each reads a
-// missing field the way the JMESPath "x || default" does: JMESPath's false
-// values (null, false, "", [], {}) give the default.
+// The Go twins of the JMESPath conditions in kyverno_rules.go (and of the
+// CEL ones in cel_rules.go). Each reads a missing field the way the
+// JMESPath "x || default" does: JMESPath's false values (null, false, "",
+// [], {}) give the default.
 
-// conditionHolds evaluates a rule's condition on a request.
-func conditionHolds(r RuleSpec, req Request) bool {
+// conditionHolds evaluates a rule's condition on a request, with a case
+// for every condition type; an unknown one is an *UnknownConditionError.
+func conditionHolds(r RuleSpec, ns nsScope, req Request) (bool, error) {
 	newObj, oldObj := req.Object, req.OldObject
 	switch r.Condition {
+	case Always:
+		return r.hasOp(req.Operation), nil
 	case ImagesChanged:
 		path := strings.Split(r.Kinds[0].PodSpec, ".")
-		return !slices.Equal(imagePairs(newObj, path), imagePairs(oldObj, path))
+		return !slices.Equal(imagePairs(newObj, path), imagePairs(oldObj, path)), nil
 	case ReplicasChanged:
 		n, o := number(lookup(newObj, "spec", "replicas")), number(lookup(oldObj, "spec", "replicas"))
 		switch r.Direction {
 		case DirectionUp:
-			return n > o
+			return n > o, nil
 		case DirectionDown:
-			return n < o
+			return n < o, nil
 		}
-		return n != o
+		return n != o, nil
 	case RestartedAtChanged:
 		p := []string{"spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt"}
-		return fieldChanged(newObj, oldObj, "", p...)
+		return fieldChanged(newObj, oldObj, "", p...), nil
 	case StorageRequestChanged:
-		return fieldChanged(newObj, oldObj, "", "spec", "resources", "requests", "storage")
+		return fieldChanged(newObj, oldObj, "", "spec", "resources", "requests", "storage"), nil
 	case DataChanged:
 		return fieldChanged(newObj, oldObj, "", "data") || fieldChanged(newObj, oldObj, "", "binaryData") ||
-			fieldChanged(newObj, oldObj, "", "stringData") || fieldChanged(newObj, oldObj, false, "immutable")
+			fieldChanged(newObj, oldObj, "", "stringData") || fieldChanged(newObj, oldObj, false, "immutable"), nil
+	case LeavesApplication:
+		// A scope guard, in scope when the application's selector selects
+		// the old object (inScope). A missing selector selects nothing.
+		_, newLabels := objectLabels(req)
+		sel := ns.appSelector(r.Application)
+		return sel == nil || !selectorMatchesOne(sel, newLabels), nil
 	}
-	return r.hasOp(req.Operation) // Always
+	return false, unknownCondition(r)
 }
 
 // fieldChanged compares a field of two objects, a false value reading as

@@ -78,7 +78,9 @@ type Policy struct {
 // Errors: an unknown or unimplemented target is an
 // *UnsupportedTargetError; a plan that cannot be rendered (an invalid
 // plan ID, exclusion, parameter or window, a missing application) is a
-// *plan.ValidationError naming every field at fault. Both are 400.
+// *plan.ValidationError naming every field at fault. Both are 400. A
+// template rule whose condition is outside Conditions (a fault of the
+// catalog) is an *UnknownConditionError (500).
 func Render(in Input) (Result, error) {
 	if _, err := resolveTarget(in.Target); err != nil {
 		return Result{}, err

@@ -18,56 +18,6 @@ const (
 // not stop them from reporting.
 const SubresourceScale = "scale"
 
-// ConditionType is the closed vocabulary of "what changed" tests a rule can
-// make. Each target translates every type, and Explain evaluates it in Go;
-// a new type needs all of them.
-type ConditionType string
-
-const (
-	// Always holds for every request the rule matches (by kind, operation
-	// and scope).
-	Always ConditionType = "Always"
-	// ImagesChanged holds when the sorted name=image pairs of the pod
-	// spec's containers, initContainers and ephemeralContainers differ
-	// between the old and the new object. Reordering containers is not an
-	// image change; adding, removing or renaming one is.
-	ImagesChanged ConditionType = "ImagesChanged"
-	// ReplicasChanged holds when spec.replicas differs (a missing value
-	// counts as 0, as a Scale omits replicas: 0). Direction narrows it to
-	// increases or decreases.
-	ReplicasChanged ConditionType = "ReplicasChanged"
-	// RestartedAtChanged holds when the pod template annotation
-	// kubectl.kubernetes.io/restartedAt is added, changed or removed: each
-	// of them starts a new rollout.
-	RestartedAtChanged ConditionType = "RestartedAtChanged"
-	// StorageRequestChanged holds when spec.resources.requests.storage
-	// differs: a volume resize.
-	StorageRequestChanged ConditionType = "StorageRequestChanged"
-	// DataChanged holds when data, binaryData, stringData (empty and
-	// missing are the same) or immutable (missing is false) differ: the
-	// content of a ConfigMap or Secret, not its labels or annotations.
-	DataChanged ConditionType = "DataChanged"
-	// LeavesApplication holds on an UPDATE when the application's selector
-	// (RuleSpec.Application) selects the old object and not the new one:
-	// the update moves the object out of the application. No catalog
-	// template uses it: Render adds a scope guard of this type to every
-	// policy of a namespace in scope through application selectors (see
-	// scopeGuards), so that an update that only removes an application's
-	// label cannot take the object out of the freeze before the change the
-	// freeze is about.
-	LeavesApplication ConditionType = "LeavesApplication"
-)
-
-// Direction narrows ReplicasChanged.
-type Direction string
-
-// Directions of a replica change.
-const (
-	DirectionAny  Direction = "any"
-	DirectionUp   Direction = "up"
-	DirectionDown Direction = "down"
-)
-
 // RuleSpec is one rule of a template, in the vocabulary every target
 // translates. A template's rule specs may refer to its parameters (the kinds
 // list, the scaling direction); Render binds them to a plan's values first.

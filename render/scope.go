@@ -204,6 +204,20 @@ func strconvQuote(s string) string {
 	return string(b)
 }
 
+// groupByKind splits refs, sorted by kind then name, into runs of one kind.
+func groupByKind(refs []plan.ResourceRef) [][]plan.ResourceRef {
+	var out [][]plan.ResourceRef
+	for i := 0; i < len(refs); {
+		j := i
+		for j < len(refs) && refs[j].Kind == refs[i].Kind {
+			j++
+		}
+		out = append(out, refs[i:j])
+		i = j
+	}
+	return out
+}
+
 // checkMembers checks the member names a target writes into policies:
 // they must be DNS subdomains (what Kubernetes allows as names).
 func checkMembers(nss []nsScope) field.ErrorList {

@@ -79,7 +79,13 @@ func (vapTarget) policies(c *compiled) ([]Policy, error) {
 	opt := vapOptions
 	opt.dynObjects = c.compact
 	return c.eachPolicy(
-		func(u policyUnit, ns nsScope) (*specProto, error) { return newSpecProto(vapSpec(c, u.rules, ns, opt)) },
+		func(u policyUnit, ns nsScope) (*specProto, error) {
+			spec, err := vapSpec(c, u.rules, ns, opt)
+			if err != nil {
+				return nil, err
+			}
+			return newSpecProto(spec)
+		},
 		func(u policyUnit, ns nsScope, proto *specProto) (Policy, error) {
 			return vapPolicy(c, u, ns.name, proto)
 		})
@@ -87,8 +93,11 @@ func (vapTarget) policies(c *compiled) ([]Policy, error) {
 
 // vapSpec renders the spec of a ValidatingAdmissionPolicy holding rules
 // for a namespace.
-func vapSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) admissionregistrationv1.ValidatingAdmissionPolicySpec {
-	cs := celTranslate(c, rules, ns, opt)
+func vapSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) (admissionregistrationv1.ValidatingAdmissionPolicySpec, error) {
+	cs, err := celTranslate(c, rules, ns, opt)
+	if err != nil {
+		return admissionregistrationv1.ValidatingAdmissionPolicySpec{}, err
+	}
 	fail := admissionregistrationv1.Fail
 	return admissionregistrationv1.ValidatingAdmissionPolicySpec{
 		MatchConstraints: &cs.match,
@@ -96,7 +105,7 @@ func vapSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) admissio
 		Variables:        cs.variables,
 		Validations:      cs.validations,
 		FailurePolicy:    &fail,
-	}
+	}, nil
 }
 
 // vapPolicy makes the policy and binding of one namespace.
