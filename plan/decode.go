@@ -63,7 +63,10 @@ func WithFormat(f Format) DecodeOption {
 //   - malformed input, a field into does not have (with its path, e.g.
 //     "spec.scope.namespace: unknown field"), a key given twice, a value
 //     of the wrong type, an empty body, or more than one YAML document is a
-//     *DecodeError (400), with the line (and column) where known.
+//     *DecodeError (400), with the line (and column) where known;
+//   - so is a time that could not be written back as it was read: a
+//     metav1.Time is written in UTC and RFC 3339, which holds the years
+//     0000 to 9999 only, and the zero time is written as null.
 //
 // Field names are case-sensitive, as in Kubernetes. In YAML, a number or
 // boolean written where a string is expected is taken as its text (so
@@ -110,12 +113,13 @@ func decodeJSON(data []byte, into any) error {
 	if err != nil {
 		return jsonError(data, err)
 	}
-	if len(strict) == 0 {
-		return nil
-	}
 	de := &DecodeError{Format: FormatJSON}
 	for _, e := range strict {
 		de.Problems = append(de.Problems, strictProblem(e))
+	}
+	de.Problems = append(de.Problems, timeProblems(into)...)
+	if len(de.Problems) == 0 {
+		return nil
 	}
 	return de
 }
@@ -169,7 +173,8 @@ func lineColumn(data []byte, i int64) (line, col int) {
 // decodeYAML refuses several documents and duplicate keys, looks for
 // unknown fields by walking the document against into's type, and decodes
 // with sigs.k8s.io/yaml (which reads scalars by the target's types).
-// Unknown fields and a type error are reported together.
+// Unknown fields and a type error (or a time out of range) are reported
+// together.
 func decodeYAML(data []byte, into any) error {
 	n, err := countDocuments(data)
 	if err != nil {
@@ -194,6 +199,8 @@ func decodeYAML(data []byte, into any) error {
 	if err := yaml.Unmarshal(data, into); err != nil {
 		te := yamlError(err)
 		de.Line, de.Problems = te.Line, append(de.Problems, te.Problems...)
+	} else {
+		de.Problems = append(de.Problems, timeProblems(into)...)
 	}
 	if len(de.Problems) > 0 {
 		return de
@@ -273,6 +280,9 @@ const (
 	ProblemMalformed        ProblemKind = "Malformed"
 	ProblemSeveralDocuments ProblemKind = "SeveralDocuments"
 	ProblemEmpty            ProblemKind = "Empty"
+	// ProblemOutOfRange is a time that could not be written back as it
+	// was read (see Decode).
+	ProblemOutOfRange ProblemKind = "OutOfRange"
 )
 
 // DecodeProblem is one thing wrong with a body.

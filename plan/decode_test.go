@@ -128,6 +128,16 @@ func TestDecode_Refuses(t *testing.T) {
 			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{
 				{Field: "spec.nmae", Kind: ProblemUnknownField}, {Field: "spec.templates", Kind: ProblemWrongType, Detail: "cannot use a string as a []plan.TemplateRef"}}},
 		},
+		"a time in the year 10000 in UTC is refused: it could not be written back": {
+			body: strings.Replace(planYAML, "startAt: 2026-12-24T18:00:00+01:00", "startAt: 9999-12-31T23:00:00-05:00", 1),
+			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Field: "spec.window.startAt", Kind: ProblemOutOfRange,
+				Detail: "the time is in the year 10000 in UTC (10000-01-01T04:00:00Z); times are written in UTC, in the years 0000 to 9999"}}},
+		},
+		"the zero time is refused where it would be written as no time": {
+			body: strings.Replace(planJSON, `"endAt": "2026-12-27T06:00:00+01:00"`, `"endAt": "0001-01-01T00:00:00Z"`, 1),
+			want: &DecodeError{Format: FormatJSON, Problems: []DecodeProblem{{Field: "spec.window.endAt", Kind: ProblemOutOfRange,
+				Detail: "0001-01-01T00:00:00Z is the zero time, which is written as null (no time); leave the field out instead"}}},
+		},
 		"an empty body is refused": {
 			body: " \n\t",
 			want: &DecodeError{Problems: []DecodeProblem{{Kind: ProblemEmpty, Detail: "the body is empty"}}},
