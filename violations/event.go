@@ -87,10 +87,11 @@ type eventRecord struct {
 // warn and error (Query.Results).
 //
 // The events of policies not in idx are counted in Batch.Skipped. An event
-// that is not a PolicyViolation, or whose message has neither of Kyverno's
-// shapes, is counted in Batch.Unrecognized and reported in the returned
-// error (an errors.Join of *UnrecognizedError); the batch holds everything
-// else either way.
+// that is not a PolicyViolation, whose message has neither of Kyverno's
+// shapes, or whose time is outside the years 0000 to 9999 (which a ledger
+// cannot record), is counted in Batch.Unrecognized and reported in the
+// returned error (an errors.Join of *UnrecognizedError); the batch holds
+// everything else either way.
 func FromEvents(idx PolicyIndex, events []corev1.Event) (Batch, error) {
 	recs := make([]eventRecord, 0, len(events))
 	for i := range events {
@@ -241,6 +242,11 @@ func parseEvent(r eventRecord) (parsedEvent, error) {
 	}
 	if r.reason != ReasonPolicyViolation {
 		return fail("reason %q is not %q", r.reason, ReasonPolicyViolation)
+	}
+	for _, t := range []time.Time{r.first, r.last} {
+		if !writable(t) {
+			return fail("time %s is outside the years 0000 to 9999", t.Format(time.RFC3339Nano))
+		}
 	}
 	if r.related != nil {
 		if n, ok := parsePolicyNote(r.note, r.related.Kind, r.related.Namespace, r.related.Name); ok {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"slices"
 )
@@ -258,6 +259,9 @@ func (l *Ledger) UnmarshalJSON(data []byte) error {
 	for _, v := range j.Violations {
 		if v.Key == "" {
 			return &DecodeError{Reason: "a violation has no key"}
+		}
+		if !writable(v.Timestamp) || !writable(v.FirstSeen) {
+			return &DecodeError{Reason: fmt.Sprintf("violation %q has a time outside the years 0000 to 9999 in UTC", v.Key)}
 		}
 	}
 	*l = Ledger{

@@ -34,6 +34,15 @@ func timeKey(t time.Time) string {
 	return strconv.FormatInt(t.Unix(), 10) + "." + strconv.Itoa(t.Nanosecond())
 }
 
+// writable reports whether a ledger can record t: its JSON form writes
+// times in UTC, in the years 0000 to 9999 only. The readers refuse other
+// times (an event or a report result can carry any), so that one bad
+// object cannot make a plan's ledger impossible to save.
+func writable(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= 0 && y <= 9999
+}
+
 // newerFirst orders violations newest first: by Timestamp, latest first,
 // then by Key. It is the order of the feed and of the ledger.
 func newerFirst(a, b Violation) int {
@@ -74,7 +83,8 @@ func normalize(v Violation) Violation {
 // commutative, associative and idempotent, so that the order in which
 // records meet never matters:
 //
-//   - Count is the larger, Timestamp the later, FirstSeen the earlier;
+//   - Count is the larger, Timestamp the later, FirstSeen the earlier
+//     (of those set);
 //   - every other field comes from the record with the later Timestamp,
 //     and on a tie from the greater one by describes (a fixed order of
 //     the descriptive fields, which prefers a blocked record and the
@@ -87,12 +97,23 @@ func join(a, b Violation) Violation {
 		out = b
 	}
 	out.Count = max(a.Count, b.Count)
-	if b.FirstSeen.Before(a.FirstSeen) {
-		out.FirstSeen = b.FirstSeen
-	} else {
-		out.FirstSeen = a.FirstSeen
-	}
+	out.FirstSeen = earliest(a.FirstSeen, b.FirstSeen)
 	return out
+}
+
+// earliest is the earlier of two first times. A zero one is a record with
+// no time at all (normalize sets FirstSeen to Timestamp), and says
+// nothing: were it the earlier, the joined record would have a Timestamp
+// but no FirstSeen, which normalize would set again on the next merge, and
+// merging the same batch twice would not be merging it once.
+func earliest(a, b time.Time) time.Time {
+	switch {
+	case a.IsZero():
+		return b
+	case b.IsZero(), !b.Before(a):
+		return a
+	}
+	return b
 }
 
 // describes is a total order on the descriptive fields of two records

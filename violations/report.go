@@ -58,9 +58,10 @@ type reportTimestamp struct {
 // reading the same report again merges.
 //
 // Results of policies not in idx are counted in Batch.Skipped; an object
-// that is not a report, or a result without a policy or with an unknown
-// result, is counted in Batch.Unrecognized and reported in the returned
-// error (an errors.Join of *UnrecognizedError).
+// that is not a report, or a result without a policy, with an unknown
+// result or with a time outside the years 0000 to 9999 (which a ledger
+// cannot record), is counted in Batch.Unrecognized and reported in the
+// returned error (an errors.Join of *UnrecognizedError).
 func FromPolicyReports(idx PolicyIndex, reports []*unstructured.Unstructured) (Batch, error) {
 	var b Batch
 	var errs []error
@@ -126,6 +127,10 @@ func readReport(idx PolicyIndex, u *unstructured.Unstructured, b *Batch) ([]Viol
 		ts := time.Unix(r.Timestamp.Seconds, int64(r.Timestamp.Nanos)).UTC()
 		if r.Timestamp == (reportTimestamp{}) {
 			ts = u.GetCreationTimestamp().UTC()
+		}
+		if !writable(ts) {
+			errs = append(errs, fail("result %d: time %s is outside the years 0000 to 9999", i, ts.Format(time.RFC3339Nano)))
+			continue
 		}
 		for _, ref := range resources {
 			vs = append(vs, reportViolation(entry, r, result, ref, ts))
