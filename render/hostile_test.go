@@ -48,8 +48,9 @@ func hostileInput() Input {
 }
 
 // ownVariable is what every "{{" of a rendered policy must start: our own
-// JMESPath on the request or the parent's labels, or the message decode.
-var ownVariable = regexp.MustCompile(`^\{\{(- base64_decode\('[A-Za-z0-9+/=]*'\) \}\}$|- join\('', \[base64_decode\('[A-Za-z0-9+/=]*'\), request\.kind\.kind, ' ', request\.name, base64_decode\('[A-Za-z0-9+/=]*'\)\]\) \}\}$| request\.| \(| !\(| sort\(| to_number\(to_string\(request\.)`)
+// JMESPath on the request or the parent's labels (an application's
+// selector on a /scale's parent), or the message decode.
+var ownVariable = regexp.MustCompile(`^\{\{(- base64_decode\('[A-Za-z0-9+/=]*'\) \}\}$|- join\('', \[base64_decode\('[A-Za-z0-9+/=]*'\), request\.kind\.kind, ' ', request\.name, base64_decode\('[A-Za-z0-9+/=]*'\)\]\) \}\}$| request\.| \(| !\(| sort\(| to_number\(to_string\(request\.| not_null\(\(parentLabels\.)`)
 
 func TestHostile_MessagesAreExactAndInert(t *testing.T) {
 	for _, name := range hostileNames {

@@ -54,7 +54,7 @@ var fixtureCases = []fixtureCase{
 // real policy files, put in each case's namespace and given the labels
 // render gives its policies (the recorded policies were written by hand
 // and carry none), plan "fx-plan", template "scaling".
-func fixtureIndex(t *testing.T) PolicyIndex {
+func fixtureIndex(t testing.TB) PolicyIndex {
 	t.Helper()
 	var objs []*unstructured.Unstructured
 	for _, c := range fixtureCases {
@@ -76,7 +76,7 @@ func fixtureIndex(t *testing.T) PolicyIndex {
 	return IndexPolicies(objs)
 }
 
-func readJSON(t *testing.T, name string, v any) {
+func readJSON(t testing.TB, name string, v any) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(fixtures, name))
 	if err != nil {
@@ -87,7 +87,7 @@ func readJSON(t *testing.T, name string, v any) {
 	}
 }
 
-func coreEvents(t *testing.T, c string) []corev1.Event {
+func coreEvents(t testing.TB, c string) []corev1.Event {
 	var l corev1.EventList
 	readJSON(t, "events-"+c+".json", &l)
 	return l.Items
