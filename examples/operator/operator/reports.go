@@ -35,11 +35,30 @@ const (
 // maxHealthSamples caps the health file; the oldest samples go first.
 const maxHealthSamples = 10000
 
+// BackupSuffix names the previous generation of a plan's JSON file
+// (ledger.json.bak, health.json.bak, observed.json.bak).
+const BackupSuffix = ".bak"
+
 // store is the reports directory: one directory per plan, every file
-// written atomically (a temporary file in the same directory, then a
-// rename), so that a crash never leaves half a ledger or half a report.
+// written atomically (a temporary file in the same directory, fsync,
+// rename, fsync of the directory), so that a crash never leaves half a
+// ledger or half a report, and a write that returned survives a power
+// loss.
+//
+// The plan's JSON files (ledger, health samples, observed state) are kept
+// in two generations: before a file is replaced, its current content, if
+// valid, is written as <file>.bak (a first generation is written there
+// too). A file found truncated or corrupt (a
+// disk or a filesystem that lost the end of a write, a hand edit) is
+// replaced by its previous generation, which is then read instead, and
+// recovered is told; what the lost generation added and the previous one
+// lacks is gone (for a ledger, the next checkpoint reads again whatever
+// events and reports the cluster still holds).
 type store struct {
 	dir string
+	// recovered, when set, is told of every file replaced by its previous
+	// generation, and why.
+	recovered func(id, name string, cause error)
 }
 
 // observed is the content of ObservedFile.
@@ -73,11 +92,17 @@ func (s *store) path(id, name string) (string, error) {
 }
 
 // writeFileAtomic writes data to path through a temporary file in the same
-// directory and a rename.
+// directory: write, fsync, rename, fsync of the directory (and of its
+// parent when the directory was created).
 func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := syncDir(filepath.Dir(dir)); err != nil {
+			return err
+		}
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -85,13 +110,10 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
+	cherr := f.Chmod(0o644)
 	serr := f.Sync()
 	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
+	if err := errors.Join(werr, cherr, serr, cerr); err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}
@@ -99,66 +121,139 @@ func writeFileAtomic(path string, data []byte) error {
 		_ = os.Remove(tmp)
 		return err
 	}
-	return nil
+	return syncDir(dir)
 }
 
-// readJSON reads a JSON file into v; ok is false when it does not exist.
-func (s *store) readJSON(id, name string, v any) (bool, error) {
+// syncDir makes a directory's entries (a rename, a new file) durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	serr := d.Sync()
+	cerr := d.Close()
+	return errors.Join(serr, cerr)
+}
+
+// validJSON checks that data is JSON that decodes into a new T.
+func validJSON[T any](data []byte) error {
+	var v T
+	return json.Unmarshal(data, &v)
+}
+
+// load reads the plan's file name and checks it with valid. A file that
+// is unreadable or invalid is replaced by its previous generation when
+// that one is valid (a newer version of a ledger is not corruption and is
+// never replaced). It returns nil, nil when neither exists.
+func (s *store) load(id, name string, valid func([]byte) error) ([]byte, error) {
 	p, err := s.path(id, name)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	switch {
+	case err == nil:
+		verr := valid(data)
+		if verr == nil {
+			return data, nil
+		}
+		if errors.As(verr, new(*violations.VersionError)) {
+			return nil, fmt.Errorf("%s: %w", p, verr)
+		}
+		err = verr
+	case errors.Is(err, fs.ErrNotExist):
+		if _, serr := os.Stat(p + BackupSuffix); serr != nil {
+			return nil, nil // a new plan
+		}
 	}
-	if err != nil {
-		return false, err
+	cause := fmt.Errorf("%s: %w", p, err)
+	prev, berr := os.ReadFile(p + BackupSuffix)
+	if berr == nil {
+		berr = valid(prev)
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return false, fmt.Errorf("%s: %w", p, err)
+	if berr != nil {
+		return nil, fmt.Errorf("%w (its previous generation: %v)", cause, berr)
 	}
-	return true, nil
+	if err := writeFileAtomic(p, prev); err != nil {
+		return nil, fmt.Errorf("%w (restoring its previous generation: %v)", cause, err)
+	}
+	if s.recovered != nil {
+		s.recovered(id, name, cause)
+	}
+	return prev, nil
 }
 
-func (s *store) writeJSON(id, name string, v any) error {
+// save writes data as the plan's file name, after keeping its current
+// content, if valid, as the previous generation. A first generation is
+// its own backup.
+func (s *store) save(id, name string, data []byte, valid func([]byte) error) error {
 	p, err := s.path(id, name)
 	if err != nil {
 		return err
 	}
+	cur, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		cur = data
+	case err != nil:
+		return err
+	case string(cur) == string(data) || valid(cur) != nil:
+		cur = nil
+	}
+	if cur != nil {
+		if err := writeFileAtomic(p+BackupSuffix, cur); err != nil {
+			return err
+		}
+	}
+	return writeFileAtomic(p, data)
+}
+
+// readJSON reads a plan's JSON file into v (see load); ok is false when it
+// does not exist.
+func readJSON[T any](s *store, id, name string, v *T) (bool, error) {
+	data, err := s.load(id, name, validJSON[T])
+	if err != nil || data == nil {
+		return false, err
+	}
+	return true, json.Unmarshal(data, v)
+}
+
+func writeJSON[T any](s *store, id, name string, v T) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(p, append(data, '\n'))
+	return s.save(id, name, append(data, '\n'), validJSON[T])
 }
 
 func (s *store) loadObserved(id string) (observed, bool, error) {
 	var o observed
-	ok, err := s.readJSON(id, ObservedFile, &o)
+	ok, err := readJSON(s, id, ObservedFile, &o)
 	return o, ok, err
 }
 
-func (s *store) saveObserved(id string, o observed) error { return s.writeJSON(id, ObservedFile, o) }
+func (s *store) saveObserved(id string, o observed) error { return writeJSON(s, id, ObservedFile, o) }
 
-// loadLedger reads the plan's ledger, or returns an empty one.
+// validLedger checks a ledger file: a *violations.DecodeError when it is
+// truncated or corrupt, a *violations.VersionError when a newer library
+// wrote it.
+func validLedger(data []byte) error {
+	_, err := violations.DecodeLedger(data)
+	return err
+}
+
+// loadLedger reads the plan's ledger, or returns an empty one. It also
+// returns the ledger's bytes, for saveLedger.
 func (s *store) loadLedger(id string) (violations.Ledger, []byte, error) {
-	p, err := s.path(id, LedgerFile)
+	data, err := s.load(id, LedgerFile, validLedger)
 	if err != nil {
 		return violations.Ledger{}, nil, err
 	}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	if data == nil {
 		return violations.NewLedger(id), nil, nil
 	}
-	if err != nil {
-		return violations.Ledger{}, nil, err
-	}
 	l, err := violations.DecodeLedger(data)
-	if err != nil {
-		return violations.Ledger{}, nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return l, data, nil
+	return l, data, err
 }
 
 // saveLedger writes the ledger when its bytes differ from old; it reports
@@ -171,16 +266,12 @@ func (s *store) saveLedger(id string, l violations.Ledger, old []byte) (bool, er
 	if string(data) == string(old) {
 		return false, nil
 	}
-	p, err := s.path(id, LedgerFile)
-	if err != nil {
-		return false, err
-	}
-	return true, writeFileAtomic(p, data)
+	return true, s.save(id, LedgerFile, data, validLedger)
 }
 
 func (s *store) loadHealth(id string) ([]report.HealthSample, error) {
 	var samples []report.HealthSample
-	_, err := s.readJSON(id, HealthFile, &samples)
+	_, err := readJSON(s, id, HealthFile, &samples)
 	return samples, err
 }
 
@@ -193,7 +284,7 @@ func (s *store) appendHealth(id string, sample report.HealthSample) error {
 	if over := len(samples) - maxHealthSamples; over > 0 {
 		samples = samples[over:]
 	}
-	return s.writeJSON(id, HealthFile, samples)
+	return writeJSON(s, id, HealthFile, samples)
 }
 
 // writeReport writes r in every format as <plan dir>/<report ID>.<ext>
@@ -216,6 +307,37 @@ func (s *store) writeReport(id string, r report.Report) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// finalReportOf finds the final report of trigger trig that the plan's
+// directory already holds, whole or in part: a process that died after
+// writing it and before recording so (observed.json) left it. It returns
+// its ID ("" when there is none) and whether every format is there.
+func (s *store) finalReportOf(id string, trig report.Trigger) (string, bool, error) {
+	d, err := s.planDir(id)
+	if err != nil {
+		return "", false, err
+	}
+	files, err := filepath.Glob(filepath.Join(d, id+"-"+string(trig)+"-*"))
+	if err != nil {
+		return "", false, err
+	}
+	formats := map[string]int{}
+	for _, f := range files {
+		base := filepath.Base(f)
+		for _, format := range report.Formats() {
+			if rid, ok := strings.CutSuffix(base, "."+format.Extension()); ok {
+				formats[rid]++
+			}
+		}
+	}
+	best := ""
+	for rid, n := range formats {
+		if best == "" || n > formats[best] || (n == formats[best] && rid < best) {
+			best = rid
+		}
+	}
+	return best, best != "" && formats[best] == len(report.Formats()), nil
 }
 
 // sweep removes the directories of plans that no longer exist, and of
