@@ -88,10 +88,19 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A fault-injection hook of the crash tests (examples/e2e/faults);
+	// never set in production.
+	crashAt, err := operator.ParseCrashPoint(os.Getenv(operator.CrashEnvVar))
+	if err != nil {
+		return err
+	}
 	log := funcr.New(func(prefix, args string) {
 		fmt.Fprintln(os.Stderr, prefix, args)
 	}, funcr.Options{LogTimestamp: true})
 	ctrllog.SetLogger(log)
+	if crashAt != "" {
+		log.Info("FAULT INJECTION: the process will kill itself with SIGKILL at this point of a final pass", "point", crashAt, "variable", operator.CrashEnvVar)
+	}
 	cfg, err := restConfig(o.kubeconfig)
 	if err != nil {
 		return err
@@ -112,6 +121,7 @@ func run(ctx context.Context, args []string) error {
 		Timing:     timing,
 		InstallCRD: o.installCRD,
 		Log:        log.WithName("protectionplans"),
+		CrashAt:    crashAt,
 	}, mgr)
 	if err != nil {
 		return err

@@ -280,3 +280,59 @@ func (e *Env) kyvernoReadyOnce(ctx context.Context, httpc *http.Client, url stri
 	}
 	return true, ""
 }
+
+// StopKyverno stops Kyverno's admission controller: the process Start
+// started, by its PID only (SIGTERM, then SIGKILL after the stop grace,
+// WithStopGrace). Its webhook configurations stay registered with the API
+// server, so requests they match fail or pass by their failure policy
+// while it is down. StartKyverno starts it again.
+func (e *Env) StopKyverno() error {
+	e.startMu.Lock()
+	defer e.startMu.Unlock()
+	p := e.process("kyverno")
+	if p == nil {
+		return errors.New("harness: Kyverno's admission controller was not started")
+	}
+	return p.stop(e.opts.stopGrace)
+}
+
+// StartKyverno starts Kyverno's admission controller again after
+// StopKyverno, with the same flags, environment and ports (its webhooks
+// keep their URLs; its certificates are in the kyverno namespace's
+// Secrets), its output appended to the same log, and waits until it is
+// ready (see Start).
+func (e *Env) StartKyverno(ctx context.Context) error {
+	e.startMu.Lock()
+	defer e.startMu.Unlock()
+	p := e.process("kyverno")
+	if p == nil {
+		return errors.New("harness: Kyverno's admission controller was not started")
+	}
+	if done, _ := p.exited(); !done {
+		return errors.New("harness: Kyverno's admission controller is running; stop it first")
+	}
+	log, err := e.openLog("kyverno.log")
+	if err != nil {
+		return err
+	}
+	np, err := startProcess(p.name, p.cmd.Path, p.cmd.Args[1:], p.cmd.Env, log, e.Dir)
+	if err != nil {
+		return err
+	}
+	for i := range e.procs {
+		if e.procs[i] == p {
+			e.procs[i] = np
+		}
+	}
+	return e.waitKyvernoReady(ctx)
+}
+
+// process returns the process Start started under name, nil if none.
+func (e *Env) process(name string) *process {
+	for _, p := range e.procs {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}

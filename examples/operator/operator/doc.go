@@ -81,5 +81,25 @@
 // and the run's policies, so that a cancel stored by someone else, or a
 // restart, still produces exactly one final report) and the final reports
 // <plan>-<trigger>-<time>.{html,md,json,csv}. Every file is written to a
-// temporary file and renamed.
+// temporary file in the same directory, fsynced, renamed, and the
+// directory fsynced (reports.go). The three JSON files keep their previous
+// generation (<file>.bak): one found truncated or corrupt is replaced by
+// it, with an error in the log and a FileRecovered event on the plan.
+//
+// # Faults
+//
+// Every write can fail, and the process can die between any two. A write
+// that fails (429, 500, conflict, timeout) is decided again by the next
+// pass from what the cluster then holds; a failed status write leaves
+// observed.json behind, so the next pass takes the lifecycle step again.
+// The pass that ends a run is the one that must not lose anything
+// (final.go): it skips a final report already whole on disk (a process
+// that died after writing it), rewrites one written in part under the
+// same ID, and checkpoints the violations with the run's policies as
+// observed.json recorded them, so that events of policies an earlier,
+// unfinished pass withdrew still reach the ledger. The health samples
+// follow the checks, not the stored condition, so a sample recorded by a
+// pass whose status write failed is closed by the next one. Config.CrashAt
+// (crash.go, CrashEnvVar in the command) kills the process at a named
+// point of that pass, for the crash tests of examples/e2e/faults.
 package operator

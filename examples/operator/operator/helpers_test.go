@@ -48,6 +48,11 @@ type fixture struct {
 
 	mu     sync.Mutex
 	writes []string
+	// fault, when set, may fail a request (faults_test.go): it is asked
+	// before every write and list, with the verb ("apply", "patch",
+	// "delete", "create", "update", "update/status", "patch/status",
+	// "list") and the object's kind.
+	fault func(verb, kind string) injection
 }
 
 type fixtureOption func(*fixtureConfig)
@@ -137,11 +142,14 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 	mapper.Add(PolicyReportListGVK, meta.RESTScopeNamespace)
 
 	f := &fixture{t: t, target: fc.target, clock: clocktesting.NewFakeClock(t0), recorder: events.NewFakeRecorder(1000), dir: t.TempDir()}
-	count := func(verb string, obj client.Object) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
+	// do counts a write, asks f.fault, and makes the request.
+	do := func(verb string, obj client.Object, call func() error) error {
 		gvk, _ := apiutil.GVKForObject(obj, s)
+		f.mu.Lock()
 		f.writes = append(f.writes, verb+" "+gvk.Kind+" "+obj.GetNamespace()+"/"+obj.GetName())
+		fault := f.fault
+		f.mu.Unlock()
+		return f.inject(fault, verb, gvk.Kind, call)
 	}
 	f.c = fake.NewClientBuilder().
 		WithScheme(s).
@@ -160,54 +168,78 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 						return &meta.NoKindMatchError{GroupKind: item.GroupKind(), SearchedVersions: []string{item.Version}}
 					}
 				}
-				return c.List(ctx, list, opts...)
+				gvk, _ := apiutil.GVKForObject(list, s)
+				f.mu.Lock()
+				fault := f.fault
+				f.mu.Unlock()
+				return f.inject(fault, "list", strings.TrimSuffix(gvk.Kind, "List"), func() error { return c.List(ctx, list, opts...) })
 			},
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				count("create", obj)
-				return c.Create(ctx, obj, opts...)
+				return do("create", obj, func() error { return c.Create(ctx, obj, opts...) })
 			},
 			Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-				count("update", obj)
-				return c.Update(ctx, obj, opts...)
+				return do("update", obj, func() error { return c.Update(ctx, obj, opts...) })
 			},
 			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-				count("patch", obj)
-				return c.Patch(ctx, obj, patch, opts...)
+				return do("patch", obj, func() error { return c.Patch(ctx, obj, patch, opts...) })
 			},
 			Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-				count("delete", obj)
-				return c.Delete(ctx, obj, opts...)
+				return do("delete", obj, func() error { return c.Delete(ctx, obj, opts...) })
 			},
 			SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-				count("update/"+sub, obj)
-				return c.SubResource(sub).Update(ctx, obj, opts...)
+				return do("update/"+sub, obj, func() error { return c.SubResource(sub).Update(ctx, obj, opts...) })
+			},
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				return do("patch/"+sub, obj, func() error { return c.SubResource(sub).Patch(ctx, obj, patch, opts...) })
 			},
 			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 				// The fake client has no schema for Kyverno's policies to
 				// merge with: an apply is a create or a full update here.
 				u := applied(t, obj)
-				count("apply", u)
-				if gvk := u.GroupVersionKind(); notServed[gvk] {
-					return &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
-				}
-				return applyAsReplace(ctx, c, u, obj)
+				return do("apply", u, func() error {
+					if gvk := u.GroupVersionKind(); notServed[gvk] {
+						return &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+					}
+					return applyAsReplace(ctx, c, u, obj)
+				})
 			},
 		}).
 		Build()
-	f.r = &reconciler{
-		cfg: Config{
-			Target: fc.target, Compact: fc.compact, ReportsDir: f.dir, Clock: f.clock,
-			Timing: plan.Config{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second},
-		},
-		c: f.c, reader: f.c, recorder: f.recorder, store: &store{dir: f.dir},
-	}
-	cfg, err := f.r.cfg.withDefaults()
+	cfg, err := Config{
+		Target: fc.target, Compact: fc.compact, ReportsDir: f.dir, Clock: f.clock,
+		Timing: plan.Config{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second},
+	}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.r.cfg, f.r.log = cfg, cfg.Log
+	f.r = newReconciler(cfg, f.c, f.c, f.recorder)
 	registerMetrics()
 	return f
+}
+
+// injection is what a fixture's fault does to one request: err, when not
+// nil, fails it; stored says the request is carried out first, as when a
+// timeout comes back for a write the API server made.
+type injection struct {
+	err    error
+	stored bool
+}
+
+// inject makes a request through fault (nil: no fault).
+func (f *fixture) inject(fault func(verb, kind string) injection, verb, kind string, call func() error) error {
+	if fault == nil {
+		return call()
+	}
+	in := fault(verb, kind)
+	switch {
+	case in.err == nil:
+		return call()
+	case in.stored:
+		if err := call(); err != nil {
+			return err
+		}
+	}
+	return in.err
 }
 
 // applied returns the object of an unstructured apply configuration.

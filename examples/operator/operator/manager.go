@@ -55,6 +55,10 @@ type Config struct {
 	Clock clock.WithTicker
 	// Log is the operator's logger; the zero value discards.
 	Log logr.Logger
+	// CrashAt is a fault-injection hook for the crash tests: the process
+	// kills itself with SIGKILL when a pass reaches this point (see
+	// CrashEnvVar). Empty, the default, never crashes.
+	CrashAt CrashPoint
 }
 
 // withDefaults checks cfg and fills in its defaults.
@@ -84,6 +88,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Log.GetSink() == nil {
 		cfg.Log = logr.Discard()
+	}
+	if _, err := ParseCrashPoint(string(cfg.CrashAt)); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -182,14 +189,7 @@ func New(cfg Config, mgr manager.Manager) (*Operator, error) {
 		return nil, err
 	}
 	registerMetrics()
-	r := &reconciler{
-		cfg:      cfg,
-		c:        mgr.GetClient(),
-		reader:   mgr.GetAPIReader(),
-		recorder: mgr.GetEventRecorder(FieldManager),
-		store:    &store{dir: cfg.ReportsDir},
-		log:      cfg.Log,
-	}
+	r := newReconciler(cfg, mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorder(FieldManager))
 	l := newLoop(r, mgr.GetCache())
 	if err := mgr.Add(l); err != nil {
 		return nil, err

@@ -43,8 +43,23 @@ type reconciler struct {
 	recorder events.EventRecorder
 	store    *store
 	log      logr.Logger
+	// crash replaces the SIGKILL of Config.CrashAt (unit tests).
+	crash func(CrashPoint)
 
 	lastCheckpoint time.Time
+	// samples caches the last health sample of each plan's health file.
+	samples map[string]report.HealthSample
+	// plans are the plans of the current pass, by ID.
+	plans map[string]*plan.ProtectionPlan
+}
+
+// newReconciler makes the reconciler of cfg (with its defaults) over
+// clients c and reader.
+func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder events.EventRecorder) *reconciler {
+	r := &reconciler{cfg: cfg, c: c, reader: reader, recorder: recorder, store: &store{dir: cfg.ReportsDir}, log: cfg.Log,
+		samples: map[string]report.HealthSample{}}
+	r.store.recovered = r.fileRecovered
+	return r
 }
 
 // reconcileAll is one pass over every plan. It returns the earliest next
@@ -69,6 +84,10 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 	}
 	plans := list.Items
 	slices.SortFunc(plans, func(a, b plan.ProtectionPlan) int { return strings.Compare(a.Name, b.Name) })
+	r.plans = make(map[string]*plan.ProtectionPlan, len(plans))
+	for i := range plans {
+		r.plans[plans[i].Name] = &plans[i]
+	}
 	w, err := r.gather(ctx, plans, now)
 	if err != nil {
 		metricErrors.WithLabelValues("list").Inc()
@@ -80,14 +99,17 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 	for _, p := range plans {
 		existing[p.Name] = p.UID
 	}
-	if removed, err := r.store.sweep(existing); err != nil {
+	removed, err := r.store.sweep(existing)
+	if err != nil {
 		metricErrors.WithLabelValues("report").Inc()
 		r.log.Error(err, "deleting the reports of deleted plans")
 	} else if len(removed) > 0 {
 		r.log.Info("deleted the reports of deleted plans", "plans", removed)
 	}
+	for _, id := range removed {
+		delete(r.samples, id)
+	}
 
-	checkpointed := false
 	if r.checkpointDue(now) {
 		var ids []string
 		for _, p := range plans {
@@ -99,14 +121,14 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 			metricErrors.WithLabelValues("checkpoint").Inc()
 			r.log.Error(err, "checkpointing violations")
 		} else {
-			r.lastCheckpoint, checkpointed = now, true
+			r.lastCheckpoint = now
 		}
 	}
 
 	counts := map[plan.Phase]int{}
 	var next *time.Time
 	for i := range plans {
-		p := r.reconcilePlan(ctx, &plans[i], w, checkpointed)
+		p := r.reconcilePlan(ctx, &plans[i], w)
 		counts[p.Status.Phase]++
 		if e := p.Status.NextEdge; e != nil && (next == nil || e.Time.Before(*next)) {
 			t := e.Time
@@ -148,7 +170,7 @@ type step struct {
 // reconcilePlan moves one plan: lifecycle (create or tick), put in place or
 // withdraw (render, health check, repairs), failure, health record, status
 // write, events, final report. It returns the plan as decided.
-func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionPlan, w *world, checkpointed bool) *plan.ProtectionPlan {
+func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionPlan, w *world) *plan.ProtectionPlan {
 	log := r.log.WithValues("plan", stored.Name)
 	now := w.now
 	s := &step{stored: stored, before: stored.DeepCopy(), live: w.byPlan[stored.Name]}
@@ -171,7 +193,14 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		s.p, s.events = res.Plan, res.Events
 	}
 
+	_, final := report.FinalTrigger(s.before, s.p)
+	if final {
+		r.crashAt(CrashBeforePolicyWrites)
+	}
 	fail, check, checked := r.putInPlace(ctx, s, w)
+	if final {
+		r.crashAt(CrashAfterPolicyWrites)
+	}
 	if fail != nil {
 		res, err := plan.Fail(s.p, fail.reason, fail.message, now)
 		if err == nil {
@@ -214,7 +243,7 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		return s.p // the final report and the observed state wait for a stored status
 	}
 	if trig, ok := report.FinalTrigger(s.before, s.p); ok {
-		if !r.finalReport(ctx, s, w, trig, checkpointed) {
+		if !r.finalReport(ctx, s, w, trig) {
 			return s.p
 		}
 	}
@@ -305,12 +334,35 @@ func (r *reconciler) recordHealth(s *step, check health.Result, now time.Time) {
 	rec := health.Record(s.p, check, now)
 	s.p, s.events = rec.Plan, append(s.events, rec.Events...)
 	firstOfRun := s.p.Status.Phase == plan.PhaseActive && (before == nil || s.before.Status.Phase != plan.PhaseActive)
-	if len(rec.Events) > 0 || firstOfRun {
-		if err := r.store.appendHealth(s.p.Name, sampleOf(check, now)); err != nil {
+	sample := sampleOf(check, now)
+	if len(rec.Events) > 0 || firstOfRun || r.healthMoved(s.p.Name, sample) {
+		if err := r.store.appendHealth(s.p.Name, sample); err != nil {
 			metricErrors.WithLabelValues("report").Inc()
 			r.log.Error(err, "recording a health sample", "plan", s.p.Name)
+			return
 		}
+		r.samples[s.p.Name] = sample
 	}
+}
+
+// healthMoved says whether a health sample differs (healthy or reason)
+// from the last one of the plan's health file. In a pass that completes
+// the two move together with the PoliciesHealthy condition; when a pass
+// recorded a sample and then failed to store the condition (a status write
+// that failed, a process that died), the next pass sees no change of the
+// condition and records the sample that closes the previous one. The
+// last sample of each plan is read once, then kept.
+func (r *reconciler) healthMoved(id string, sample report.HealthSample) bool {
+	last, ok := r.samples[id]
+	if !ok {
+		samples, err := r.store.loadHealth(id)
+		if err != nil || len(samples) == 0 {
+			return false
+		}
+		last = samples[len(samples)-1]
+		r.samples[id] = last
+	}
+	return last.Healthy != sample.Healthy || last.Reason != sample.Reason
 }
 
 // sampleOf turns a health check into a report's health sample.
@@ -385,81 +437,3 @@ func policyInfos(res render.Result) []report.PolicyInfo {
 	}
 	return out
 }
-
-// finalReport writes the final report of a run that just ended or was
-// canceled (report.FinalTrigger): it checkpoints the plan's violations
-// first (its policies were listed at the start of the pass, so the index
-// still attributes their events), then builds the report from the ledger,
-// the health samples and the run's policies, and writes it in every
-// format. It reports whether the report was written.
-func (r *reconciler) finalReport(ctx context.Context, s *step, w *world, trig report.Trigger, checkpointed bool) bool {
-	p := s.p
-	fail := func(err error) bool {
-		metricErrors.WithLabelValues("report").Inc()
-		r.log.Error(err, "writing the final report; the next pass retries", "plan", p.Name)
-		r.event(p, true, EventReportFailed, "Report", err.Error())
-		return false
-	}
-	if !checkpointed {
-		if err := r.checkpoint(ctx, w, []string{p.Name}); err != nil {
-			return fail(err)
-		}
-	}
-	ledger, _, err := r.store.loadLedger(p.Name)
-	if err != nil {
-		return fail(err)
-	}
-	samples, err := r.store.loadHealth(p.Name)
-	if err != nil {
-		return fail(err)
-	}
-	policies := s.obs.Policies
-	if !s.seen || len(policies) == 0 {
-		policies = livePolicyInfos(w.byPlan[p.Name])
-	}
-	apps := s.obs.Applications
-	rep, err := report.Build(report.Input{
-		Plan: p, Applications: apps, Policies: policies, Health: samples,
-		Violations: ledger.Violations, ViolationsTruncated: ledger.Truncated, ViolationsDropped: ledger.Dropped,
-		Trigger: trig, Now: w.now,
-	})
-	if err != nil {
-		return fail(err)
-	}
-	paths, err := r.store.writeReport(p.Name, rep)
-	if err != nil {
-		return fail(err)
-	}
-	r.log.Info("final report written", "plan", p.Name, "trigger", trig, "files", paths)
-	r.event(p, false, EventReportWritten, "Report", "final report "+rep.ID+" ("+string(trig)+") written")
-	return true
-}
-
-// livePolicyInfos lists live policies for a report, when the operator has
-// no record of the run's render (it restarted with a fresh reports
-// directory). A vap policy is two cluster-scoped objects of one name
-// (render.VAPName: <policy name>.<namespace>); it is listed once, by its
-// ValidatingAdmissionPolicy, with the namespace its name ends with, as
-// render.Policy names it.
-func livePolicyInfos(live []*unstructured.Unstructured) []report.PolicyInfo {
-	out := []report.PolicyInfo{}
-	for _, u := range live {
-		t, _ := render.TargetOf(u)
-		ns := u.GetNamespace()
-		if t == render.TargetVAP {
-			if u.GetKind() != vapKind {
-				continue // its binding
-			}
-			if i := strings.LastIndexByte(u.GetName(), '.'); i >= 0 {
-				ns = u.GetName()[i+1:]
-			}
-		}
-		out = append(out, report.PolicyInfo{Namespace: ns, Name: u.GetName(),
-			Template: u.GetLabels()[render.LabelTemplate], Target: string(t)})
-	}
-	return out
-}
-
-// vapKind is the kind of the vap target's policy object (its binding is
-// the other kind render.KindsOf(render.TargetVAP) names).
-const vapKind = "ValidatingAdmissionPolicy"

@@ -42,6 +42,9 @@ const (
 	EventReportWritten         = "ReportWritten"
 	EventReportFailed          = "ReportFailed"
 	EventCreateFailed          = "CreateFailed"
+	// EventFileRecovered: a file of the plan's reports directory was
+	// truncated or corrupt, and its previous generation replaced it.
+	EventFileRecovered = "FileRecovered"
 )
 
 // event records a Kubernetes event on the plan (events.k8s.io, in the
@@ -102,5 +105,17 @@ func (r *reconciler) recordActions(p *plan.ProtectionPlan, done []health.Action)
 			health.Apply: EventPoliciesApplied, health.PatchFailureAction: EventFailureActionRestored, health.Delete: EventPoliciesDeleted,
 		}[k]
 		r.event(p, false, reason, string(k), fmt.Sprintf("%d: %s", len(items), strings.Join(items, "; ")))
+	}
+}
+
+// fileRecovered is told by the store of a plan file found unreadable and
+// replaced by its previous generation: an error in the log and the
+// metrics, and a warning event on the plan.
+func (r *reconciler) fileRecovered(id, name string, cause error) {
+	metricErrors.WithLabelValues("report").Inc()
+	r.log.Error(cause, "a plan file was unreadable; its previous generation replaces it", "plan", id, "file", name)
+	if p := r.plans[id]; p != nil {
+		r.event(p, true, EventFileRecovered, "Recover",
+			fmt.Sprintf("%s was unreadable (%v); its previous generation %s%s replaces it", name, cause, name, BackupSuffix))
 	}
 }
