@@ -54,3 +54,31 @@ func TestNewYearsEveOfLeapYears(t *testing.T) {
 		}
 	}
 }
+
+// In Go's embedded zone database, America/Ciudad_Juarez's transition table
+// ends on 2022-11-30 (CST to MST), after its POSIX rule's last transition of
+// that year (November 6): Go's zone bounds then start the MST period on
+// November 6, over three weeks read in CST. Found by the full zone sweep:
+// the nightly window's interval of the night of November 29 was reported
+// with an open end.
+func TestZoneRuleStartsBeforeTheTablesLastTransition(t *testing.T) {
+	for _, db := range zoneDBs(t) {
+		for name, spec := range map[string]window.Spec{"nightly 22:00 for 8h": recurring("", "0 22 * * *", "8h"), "every half hour for 29m": recurring("", "*/30 * * * *", "29m")} {
+			t.Run(db.name+"/"+name, func(t *testing.T) {
+				loc := db.loc(t, "America/Ciudad_Juarez")
+				spec.TimeZone = "America/Ciudad_Juarez"
+				from := time.Date(2022, 11, 1, 0, 0, 0, 0, time.UTC)
+				to := time.Date(2023, 1, 5, 0, 0, 0, 0, time.UTC)
+				look := 6 * time.Hour
+				w := mustParse(t, spec, window.WithLocation(loc), window.WithLookAround(look))
+				r := newRefFrom(t, spec, readingsIn(loc, from.Add(-2*24*time.Hour), to.Add(2*24*time.Hour)))
+				mustFinish(t, 10*time.Second, "window queries in Ciudad Juárez", func() {
+					for p := from.Add(look); p.Before(to.Add(-look)); p = p.Add(23 * time.Minute) {
+						checkProbe(t, w, r, p, look)
+					}
+					checkRange(t, w, r, time.Date(2022, 11, 28, 0, 0, 0, 0, time.UTC), time.Date(2022, 12, 3, 0, 0, 0, 0, time.UTC), look)
+				})
+			})
+		}
+	}
+}

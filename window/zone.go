@@ -42,13 +42,33 @@ func (z zone) at(u int64) segment {
 
 // lookup returns the zone period containing u. The offset comes from the
 // Location; the bounds come from time.Time.ZoneBounds, but only when they
-// contain u. Go's rules for instants past the zone's transition table (the
-// POSIX TZ string at its end) put the end of a year's last period at
-// January 1 plus 365 days, which in a leap year is December 31, before the
-// instant (golang/go#81583): a walk that moved to the end of each period
-// would never reach the next year. Bounds that do not contain u are
-// rebuilt from offsets alone (rebuild), so no answer depends on them.
+// contain u and Go reports the same period at its first and its last
+// instant. Go answers from the zone's transition table up to its last
+// transition and from the POSIX TZ rule at its end after it, and the rule's
+// answers can be wrong in two ways seen in real zone data:
+//
+//   - the end of a year's last period is January 1 plus 365 days, which in
+//     a leap year is December 31, before the instant (golang/go#81583;
+//     with Go's embedded zone database from 2028 on): a walk from period
+//     end to period end would never reach the next year;
+//   - the start is the rule's last transition even when the table's last
+//     transition came later (America/Ciudad_Juarez, 2022-11-30, in Go's
+//     embedded zone database): the period would claim instants read with
+//     another offset.
+//
+// At a period's first and last instants, Go answers for both from the same
+// regime (table or rule) only when the period is right, so asking there
+// finds both. Other periods are rebuilt from offsets alone (rebuild).
 func (z zone) lookup(u int64) segment {
+	s := z.bounds(u)
+	if !s.contains(u) || !z.agrees(s) {
+		return z.rebuild(u, s.off)
+	}
+	return s
+}
+
+// bounds is the period Go reports for u, as it reports it.
+func (z zone) bounds(u int64) segment {
 	t := time.Unix(u, 0).In(z.loc)
 	_, off := t.Zone()
 	s := segment{start: math.MinInt64, end: math.MaxInt64, off: int64(off)}
@@ -59,10 +79,16 @@ func (z zone) lookup(u int64) segment {
 	if !end.IsZero() {
 		s.end = end.Unix()
 	}
-	if !s.contains(u) {
-		return z.rebuild(u, int64(off))
-	}
 	return s
+}
+
+// agrees reports whether Go reports the period s, with its offset, at its
+// first and its last instant too.
+func (z zone) agrees(s segment) bool {
+	if s.start != math.MinInt64 && z.bounds(s.start) != s {
+		return false
+	}
+	return s.end == math.MaxInt64 || z.bounds(s.end-1) == s
 }
 
 // offsetAt returns the UTC offset of instant u, in seconds.
@@ -71,42 +97,53 @@ func (z zone) offsetAt(u int64) int64 {
 	return int64(off)
 }
 
-// rebuildReach bounds how far rebuild reads ahead, and rebuildStep is how
-// often it reads the offset on the way.
+// rebuildReach bounds how far rebuild reads on either side of an instant,
+// and rebuildStep is how often it reads the offset on the way.
 const (
 	rebuildReach = secondsPerDay
 	rebuildStep  = 3600
 )
 
-// rebuild returns a period containing u whose every instant has offset off,
-// read from offsets alone. It starts at u (a period may start anywhere
-// before the instant it was looked up for: callers only need the offset to
-// be constant within it) and ends at the first change of offset within a
-// day of u, or a day after u. It reads the offset every hour, then finds
-// the second of a change by bisection: exact wherever the offset changes at
-// most once an hour, which holds for every rule a zone's POSIX TZ string
-// can state (two changes a year), the only place Go's bounds go wrong. At
-// most 24 + 12 lookups; the end is always after u, so a walk over periods
-// always moves forward.
+// rebuild returns a period containing u whose every instant has offset off
+// (u's), read from offsets alone: from the last change of offset within a
+// day before u, or a day before u, to the first change within a day after
+// u, or a day after u. (A period may start or end anywhere its offset
+// holds: callers only need the offset to be constant within it.) It reads
+// the offset every hour, then finds the second of a change by bisection:
+// exact wherever the offset changes at most once an hour, which holds for
+// every rule a POSIX TZ string can state (two changes a year) and for
+// every transition table of the zone database. At most 2 x (24 + 12)
+// lookups; the end is always after u, so a walk over periods always moves
+// forward.
 func (z zone) rebuild(u, off int64) segment {
-	s := segment{start: u, end: u + rebuildReach, off: off}
+	return segment{start: z.change(u, off, -1), end: z.change(u, off, +1), off: off}
+}
+
+// change scans from u in direction dir (+1 ahead, -1 back) for a change of
+// offset off within rebuildReach. Ahead it returns the first instant with
+// another offset; back, the first instant of the run of off that reaches
+// u. Without a change it returns u + dir*rebuildReach.
+func (z zone) change(u, off, dir int64) int64 {
 	for m := int64(rebuildStep); m <= rebuildReach; m += rebuildStep {
-		if z.offsetAt(u+m) == off {
+		far := u + dir*m
+		if z.offsetAt(far) == off {
 			continue
 		}
-		lo, hi := u+m-rebuildStep, u+m // offset off at lo, another at hi
-		for hi-lo > 1 {
-			mid := lo + (hi-lo)/2
+		near := far - dir*rebuildStep // offset off at near, another at far
+		for far-near > 1 || near-far > 1 {
+			mid := near + (far-near)/2
 			if z.offsetAt(mid) == off {
-				lo = mid
+				near = mid
 			} else {
-				hi = mid
+				far = mid
 			}
 		}
-		s.end = hi
-		break
+		if dir > 0 {
+			return far
+		}
+		return near
 	}
-	return s
+	return u + dir*rebuildReach
 }
 
 // cursor remembers the zone period last used, so that walking over
