@@ -72,17 +72,7 @@ func run(m *testing.M) (code int) {
 		return 1
 	}
 	env = e
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the harness:", err)
-			code = 1
-		}
-		if code == 0 && os.Getenv(harness.KeepLogsEnvVar) != "1" {
-			_ = os.RemoveAll(env.Dir)
-		} else {
-			fmt.Fprintf(os.Stderr, "logs kept in %s\n", env.Dir)
-		}
-	}()
+	defer func() { code = env.Finish(code) }()
 	if err := <-built; err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -427,6 +427,23 @@ func (e *Env) KubectlInput(ctx context.Context, stdin string, args ...string) (s
 // processes first (SIGTERM, then SIGKILL after the grace period), then
 // envtest's kube-apiserver and etcd. It is safe to call more than once; later
 // calls return the first call's result.
+// Finish is the end of a TestMain that started its Env with WithKeepDir:
+// it stops the Env, and removes its directory when the run passed (code 0)
+// and KeepLogsEnvVar is not set, or says where the logs are kept. It
+// returns the exit code: code, or 1 when stopping failed.
+func (e *Env) Finish(code int) int {
+	if err := e.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the harness:", err)
+		code = 1
+	}
+	if code == 0 && os.Getenv(KeepLogsEnvVar) != "1" {
+		_ = os.RemoveAll(e.Dir)
+	} else {
+		fmt.Fprintf(os.Stderr, "logs kept in %s\n", e.Dir)
+	}
+	return code
+}
+
 func (e *Env) Stop() error {
 	e.startMu.Lock()
 	defer e.startMu.Unlock()

@@ -88,17 +88,7 @@ func run(m *testing.M) (code int) {
 		return 1
 	}
 	code = 1
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the harness:", err)
-			code = 1
-		}
-		if code == 0 && os.Getenv(harness.KeepLogsEnvVar) != "1" {
-			_ = os.RemoveAll(env.Dir)
-		} else {
-			fmt.Fprintf(os.Stderr, "logs kept in %s\n", env.Dir)
-		}
-	}()
+	defer func() { code = env.Finish(code) }()
 	fmt.Printf("control plane + Kyverno ready in %s (dir %s)\n", time.Since(start).Round(time.Millisecond), env.Dir)
 
 	st, err := newSuite(ctx, env)
