@@ -85,7 +85,7 @@ func Build(in Input) (Report, error) {
 		Violations:    vs,
 	}
 	if r.ID == "" {
-		r.ID = p.Name + "-" + string(in.Trigger) + "-" + now.Format("20060102T150405Z")
+		r.ID = DefaultID(p.Name, in.Trigger, now)
 	}
 	r.Summary = summarize(r)
 	return r, nil

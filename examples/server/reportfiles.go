@@ -167,7 +167,7 @@ func (f *reportFiles) metaOf(path string) (report.Meta, bool, error) {
 
 // path is the file of report m in format ft.
 func (f *reportFiles) path(m report.Meta, ft report.Format) string {
-	return filepath.Join(f.dir, m.Plan, m.ID+"."+ft.Extension())
+	return filepath.Join(f.dir, m.Plan, report.FileName(m.ID, ft))
 }
 
 // save writes r in every format, the JSON last (the list reads it, so a

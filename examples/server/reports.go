@@ -230,7 +230,7 @@ func (s *Server) downloadReport(w http.ResponseWriter, r *http.Request) {
 		disposition = "inline"
 	}
 	w.Header().Set("Content-Type", f.ContentType())
-	w.Header().Set("Content-Disposition", disposition+`; filename="`+m.ID+"."+f.Extension()+`"`)
+	w.Header().Set("Content-Disposition", disposition+`; filename="`+report.FileName(m.ID, f)+`"`)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	// The HTML report is self-contained (no script, no external asset).
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")

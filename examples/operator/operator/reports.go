@@ -300,7 +300,7 @@ func (s *store) writeReport(id string, r report.Report) ([]string, error) {
 		if err != nil {
 			return paths, fmt.Errorf("rendering the %s report: %w", f, err)
 		}
-		p := filepath.Join(d, r.ID+"."+f.Extension())
+		p := filepath.Join(d, report.FileName(r.ID, f))
 		if err := writeFileAtomic(p, data); err != nil {
 			return paths, err
 		}
@@ -310,34 +310,22 @@ func (s *store) writeReport(id string, r report.Report) ([]string, error) {
 }
 
 // finalReportOf finds the final report of trigger trig that the plan's
-// directory already holds, whole or in part: a process that died after
-// writing it and before recording so (observed.json) left it. It returns
-// its ID ("" when there is none) and whether every format is there.
+// directory already holds, whole or in part (report.Written).
 func (s *store) finalReportOf(id string, trig report.Trigger) (string, bool, error) {
 	d, err := s.planDir(id)
 	if err != nil {
 		return "", false, err
 	}
-	files, err := filepath.Glob(filepath.Join(d, id+"-"+string(trig)+"-*"))
-	if err != nil {
+	entries, err := os.ReadDir(d)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", false, err
 	}
-	formats := map[string]int{}
-	for _, f := range files {
-		base := filepath.Base(f)
-		for _, format := range report.Formats() {
-			if rid, ok := strings.CutSuffix(base, "."+format.Extension()); ok {
-				formats[rid]++
-			}
-		}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
 	}
-	best := ""
-	for rid, n := range formats {
-		if best == "" || n > formats[best] || (n == formats[best] && rid < best) {
-			best = rid
-		}
-	}
-	return best, best != "" && formats[best] == len(report.Formats()), nil
+	rid, whole := report.Written(id, trig, names)
+	return rid, whole, nil
 }
 
 // sweep removes the directories of plans that no longer exist, and of
