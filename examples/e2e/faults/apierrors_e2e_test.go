@@ -9,14 +9,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -272,16 +270,10 @@ func startInProcess(t *testing.T, dir string, ft *faultTransport) (*operator.Ope
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(dir, "operator.log")
-	logFile, err := os.Create(logPath)
+	log, closeLog, err := harness.FileLogger(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	log := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintln(logFile, time.Now().Format("15:04:05.000"), prefix, args)
-	}, funcr.Options{Verbosity: 1})
 	op, err := operator.New(operator.Config{
 		Target: render.TargetKyverno, ReportsDir: filepath.Join(dir, "reports"), Timing: timing, Log: log,
 	}, mgr)
@@ -307,6 +299,6 @@ func startInProcess(t *testing.T, dir string, ft *faultTransport) (*operator.Ope
 		case <-time.After(30 * time.Second):
 			t.Error("the operator did not stop within 30 s")
 		}
-		_ = logFile.Close()
+		_ = closeLog()
 	}
 }

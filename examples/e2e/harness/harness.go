@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -427,6 +428,23 @@ func (e *Env) KubectlInput(ctx context.Context, stdin string, args ...string) (s
 // processes first (SIGTERM, then SIGKILL after the grace period), then
 // envtest's kube-apiserver and etcd. It is safe to call more than once; later
 // calls return the first call's result.
+// FileLogger returns a logger, at verbosity 1, that appends one line per
+// entry, with its time, to the file at path (an operator's log in a test),
+// and the function that closes the file.
+func FileLogger(path string) (logr.Logger, func() error, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return logr.Logger{}, nil, err
+	}
+	var mu sync.Mutex
+	log := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(f, time.Now().Format("15:04:05.000"), prefix, args)
+	}, funcr.Options{Verbosity: 1})
+	return log, f.Close, nil
+}
+
 // Finish is the end of a TestMain that started its Env with WithKeepDir:
 // it stops the Env, and removes its directory when the run passed (code 0)
 // and KeepLogsEnvVar is not set, or says where the logs are kept. It

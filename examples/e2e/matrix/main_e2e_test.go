@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -232,16 +231,10 @@ func newOperator(env *harness.Env, target render.Target, reportsDir string, w *w
 	if err != nil {
 		return nil, nil, err
 	}
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, _, err := harness.FileLogger(logPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	var mu sync.Mutex
-	log := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintln(logFile, time.Now().Format("15:04:05.000"), prefix, args)
-	}, funcr.Options{Verbosity: 1})
 	op, err := operator.New(operator.Config{
 		Target:     target,
 		ReportsDir: reportsDir,
