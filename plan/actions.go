@@ -123,7 +123,7 @@ func Reactivate(p *ProtectionPlan, actor string, now time.Time) (Result, error) 
 			fmt.Sprintf("the window (%s) has ended; edit the window first, then reactivate the plan", w.Describe()))
 	}
 	c := begin(p, now)
-	c.p.Status.StartedAt = nil
+	c.p.Status.StartedAt, c.p.Status.FinalReport = nil, nil
 	c.p.Status.Window = w.Describe()
 	if c.p.Spec.ApprovalMode == ApprovalRequired {
 		c.p.Status.Phase = PhasePendingApproval

@@ -43,6 +43,13 @@ const (
 	// ReasonRetrying: Tick moved a failed plan back into its window's
 	// phase to try again.
 	ReasonRetrying = "Retrying"
+	// ReasonApplicationNotFound: no object carries the instance label of an
+	// application in scope any more.
+	ReasonApplicationNotFound = "ApplicationNotFound"
+	// ReasonInvalidPlan: a plan that reached the cluster without the
+	// validation of a server (kubectl apply) fails it, or render refuses
+	// it.
+	ReasonInvalidPlan = "InvalidPlan"
 )
 
 // AppendEvent appends ev to p's timeline, dropping the oldest events beyond
@@ -92,15 +99,41 @@ func ApprovedCondition(p *ProtectionPlan) metav1.Condition {
 	return c
 }
 
+// Final report triggers (FinalReportStatus.Trigger).
+const (
+	FinalReportEnd    = "end"
+	FinalReportCancel = "cancel"
+)
+
+// finalTrigger says whether a step from phase from to st ends a started
+// run, and how: a plan whose run has started (StartedAt set) that moves
+// into terminated has an "end" report due, into canceled a "cancel"
+// report. A plan that never started has none (a rejected plan, a plan
+// canceled while it waited for its window), nor does a step that leaves
+// a final phase.
+func finalTrigger(from Phase, st *Status) string {
+	if st.StartedAt == nil || from == PhaseTerminated || from == PhaseCanceled {
+		return ""
+	}
+	switch st.Phase {
+	case PhaseTerminated:
+		return FinalReportEnd
+	case PhaseCanceled:
+		return FinalReportCancel
+	}
+	return ""
+}
+
 // change is one lifecycle step on a copy of a plan.
 type change struct {
 	p      *ProtectionPlan
 	now    time.Time
 	events []TimelineEvent
+	from   Phase
 }
 
 func begin(p *ProtectionPlan, now time.Time) *change {
-	return &change{p: p.DeepCopy(), now: now}
+	return &change{p: p.DeepCopy(), now: now, from: p.Status.Phase}
 }
 
 func (c *change) record(t EventType, actor, msg string) {
@@ -112,6 +145,9 @@ func (c *change) record(t EventType, actor, msg string) {
 func (c *change) result() Result {
 	st := &c.p.Status
 	st.ObservedGeneration = c.p.Generation
+	if trig := finalTrigger(c.from, st); trig != "" {
+		st.FinalReport = &FinalReportStatus{Trigger: trig, RunEndedAt: metav1.NewTime(c.now)}
+	}
 	SetCondition(c.p, ApprovedCondition(c.p), c.now)
 	r := Result{Plan: c.p, Events: c.events}
 	if st.NextEdge != nil {

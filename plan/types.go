@@ -294,6 +294,56 @@ type Status struct {
 	// leaves out (all ok when fewer than the cap are not).
 	// +optional
 	PoliciesOmitted int64 `json:"policiesOmitted,omitempty"`
+
+	// FinalReport is the final report of the current run: set by the
+	// lifecycle step that ends a started run (its window ended, or it was
+	// canceled), and marked written by the pass that wrote it. Recorded
+	// here, not on one replica's disk, so that a report is written once
+	// whichever replica leads.
+	// +optional
+	FinalReport *FinalReportStatus `json:"finalReport,omitempty"`
+
+	// Enforcement is how the plan's policies were last put in place: the
+	// render target and layout. Readers (a server's health refresh) take
+	// them from here instead of mirroring the operator's settings.
+	// +optional
+	Enforcement *EnforcementStatus `json:"enforcement,omitempty"`
+}
+
+// FinalReportStatus is the final report of a run.
+// +kubebuilder:object:generate=true
+type FinalReportStatus struct {
+	// Trigger is why the run ended: end (its window ended) or cancel.
+	// +kubebuilder:validation:Enum=end;cancel
+	Trigger string `json:"trigger"`
+
+	// RunEndedAt is when the run ended. The report's ID is derived from
+	// it, so that every writer names the report the same way.
+	RunEndedAt metav1.Time `json:"runEndedAt"`
+
+	// ID is the report's ID, once written.
+	// +optional
+	ID string `json:"id,omitempty"`
+
+	// WrittenAt is when the report was written; unset while it is due.
+	// +optional
+	WrittenAt *metav1.Time `json:"writtenAt,omitempty"`
+}
+
+// Due reports whether the final report is still to be written.
+func (f *FinalReportStatus) Due() bool { return f != nil && f.WrittenAt == nil }
+
+// EnforcementStatus is how a plan's policies were put in place.
+// +kubebuilder:object:generate=true
+type EnforcementStatus struct {
+	// Target is the render target (kyverno, kyverno-cel, vap).
+	// +kubebuilder:validation:MaxLength=32
+	Target string `json:"target"`
+
+	// Compact is true for the compact layout: one policy per namespace
+	// for all of the plan's templates.
+	// +optional
+	Compact bool `json:"compact,omitempty"`
 }
 
 // ApprovalRequest is an open request for a decision.
