@@ -37,4 +37,3 @@ func CreatorOf(p *ProtectionPlan) string {
 func ValidateExisting(p *ProtectionPlan, env ValidationEnv) error {
 	return NewValidationError(validatePlan(p, env, rules{self: p.Name}))
 }
-

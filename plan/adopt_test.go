@@ -76,7 +76,7 @@ func TestValidateExisting(t *testing.T) {
 		now  time.Time
 		want []fieldErr
 	}{
-		"a valid plan passes":                       {edit: func(*ProtectionPlan) {}, now: dec1},
+		"a valid plan passes":                      {edit: func(*ProtectionPlan) {}, now: dec1},
 		"a window that has ended is not a problem": {edit: func(*ProtectionPlan) {}, now: dec28},
 		"automatic in Production is not a problem (the mode is derived first)": {
 			edit: func(p *ProtectionPlan) { p.Spec.Environment = "Production" }, now: dec1,
