@@ -111,3 +111,8 @@ func (kyvernoCELTarget) traits() explainTraits {
 		text:       celText,
 	}
 }
+
+// frozenNamespace: the policy lives in the namespace it freezes.
+func (kyvernoCELTarget) frozenNamespace(obj *unstructured.Unstructured) (string, bool) {
+	return obj.GetNamespace(), true
+}

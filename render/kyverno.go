@@ -150,3 +150,8 @@ func (kyvernoTarget) traits() explainTraits {
 		text:            func(s string) string { return s },
 	}
 }
+
+// frozenNamespace: the policy lives in the namespace it freezes.
+func (kyvernoTarget) frozenNamespace(obj *unstructured.Unstructured) (string, bool) {
+	return obj.GetNamespace(), true
+}

@@ -53,6 +53,10 @@ type translator interface {
 	setFailureAction(obj *unstructured.Unstructured, m plan.Mode) error
 	// traits are what Explain needs to know about the target.
 	traits() explainTraits
+	// frozenNamespace is the namespace a live object of the target
+	// freezes; ok is false for an object that is not the first of its
+	// policy (a VAP's binding).
+	frozenNamespace(obj *unstructured.Unstructured) (string, bool)
 }
 
 // explainTraits is what Explain needs to know about a target to name what
@@ -133,6 +137,24 @@ func KindsOf(t Target) ([]schema.GroupVersionKind, error) {
 
 // PlanSelector is the label selector of every object rendered for a plan.
 func PlanSelector(planID string) string { return LabelPlan + "=" + planID }
+
+// Identify reads back from a live object the Policy it is part of: its
+// target, template, the namespace it freezes and its name (Objects and
+// Hash are left empty). A policy of several objects is identified by its
+// first one only (a vap policy by its ValidatingAdmissionPolicy, not its
+// binding): ok is false for the others and for objects of no target.
+func Identify(obj *unstructured.Unstructured) (Policy, bool) {
+	t, ok := TargetOf(obj)
+	if !ok {
+		return Policy{}, false
+	}
+	ns, ok := translators[t].frozenNamespace(obj)
+	if !ok {
+		return Policy{}, false
+	}
+	tmpl := obj.GetLabels()[LabelTemplate]
+	return Policy{Target: t, Template: tmpl, Templates: []string{tmpl}, Namespace: ns, Name: obj.GetName()}, true
+}
 
 // TargetOf returns the target whose kind of object obj is.
 func TargetOf(obj *unstructured.Unstructured) (Target, bool) {

@@ -269,3 +269,24 @@ func TestVAP_BindingSpecIsTheTypedOne(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentify_ReadsBackWhatRenderNamed(t *testing.T) {
+	for _, target := range Targets() {
+		for _, compact := range []bool{false, true} {
+			in := richInput()
+			in.Target, in.Compact = target, compact
+			for _, p := range mustRender(t, in).Policies {
+				got, ok := Identify(p.Objects[0])
+				if !ok || got.Target != p.Target || got.Template != p.Template || got.Namespace != p.Namespace || got.Name != p.Name {
+					t.Errorf("%s compact=%v: Identify(%s) = %+v, %v; want %s %s %s %s", target, compact, p.Objects[0].GetName(),
+						got, ok, p.Target, p.Template, p.Namespace, p.Name)
+				}
+				for _, o := range p.Objects[1:] {
+					if got, ok := Identify(o); ok {
+						t.Errorf("%s: Identify(%s %s) = %+v, want the policy identified by its first object only", target, o.GetKind(), o.GetName(), got)
+					}
+				}
+			}
+		}
+	}
+}

@@ -212,3 +212,17 @@ func (vapTarget) traits() explainTraits {
 		text:           vapText,
 	}
 }
+
+// frozenNamespace: a ValidatingAdmissionPolicy is cluster-scoped and named
+// VAPName, <policy name>.<namespace> (plan IDs, template names and
+// namespaces hold no dot); its binding is the same policy.
+func (vapTarget) frozenNamespace(obj *unstructured.Unstructured) (string, bool) {
+	if obj.GetKind() != vapKind {
+		return "", false
+	}
+	i := strings.LastIndexByte(obj.GetName(), '.')
+	if i < 0 {
+		return "", false
+	}
+	return obj.GetName()[i+1:], true
+}
