@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
 )
 
@@ -19,25 +21,14 @@ import (
 // loadCategories reads the categories and the ConfigMap they came from
 // (nil when it does not exist yet: only the built-ins).
 func (s *Server) loadCategories(ctx context.Context) (plan.Categories, *corev1.ConfigMap, error) {
-	var cm corev1.ConfigMap
-	err := s.Client.Get(ctx, s.categories, &cm)
-	if apierrors.IsNotFound(err) {
-		return plan.Categories{}, nil, nil
-	}
-	if err != nil {
+	cats, cm, err := s.cluster.Categories(ctx)
+	switch {
+	case errors.Is(err, kube.ErrInvalidContent):
+		return plan.Categories{}, nil, &internalError{err}
+	case err != nil:
 		return plan.Categories{}, nil, unavailable("cannot read the categories", err)
 	}
-	var custom []plan.Category
-	if raw := cm.Data[categoriesKey]; raw != "" {
-		if err := json.Unmarshal([]byte(raw), &custom); err != nil {
-			return plan.Categories{}, nil, &internalError{err}
-		}
-	}
-	cats, err := plan.NewCategories(custom)
-	if err != nil {
-		return plan.Categories{}, nil, &internalError{err}
-	}
-	return cats, &cm, nil
+	return cats, cm, nil
 }
 
 // saveCategories writes cats into the ConfigMap read (creating it the

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -24,6 +23,7 @@ import (
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 )
@@ -38,9 +38,8 @@ func run(args []string, stderr io.Writer) int {
 	identity := fs.String("identity", string(TrustedListener), "when to believe X-Remote-User/X-Remote-Group: trusted-listener (the listener is only reachable by the proxy: a unix socket or a loopback address) or shared-secret (only with a valid X-Proxy-Secret)")
 	secretFile := fs.String("proxy-secret-file", "", "file holding the shared secret (--identity=shared-secret)")
 	rolesFile := fs.String("roles", "", "roles file: custom roles and bindings of users and groups (required)")
-	releaseNS := fs.String("release-namespace", "telark-system", "the namespace the product runs in: never frozen; holds the categories ConfigMap")
-	excluded := fs.String("excluded-namespaces", "kube-system,kube-public,kube-node-lease", "namespaces plans may not target, comma-separated")
-	excludedCM := fs.String("excluded-namespaces-configmap", "", "NAMESPACE/NAME of a ConfigMap whose key \"namespaces\" lists more excluded namespaces (read on every validation; unreadable: namespace-scoped plans answer 503)")
+	var facts kube.Facts
+	facts.RegisterFlags(fs)
 	reportsDir := fs.String("reports-dir", "", "the reports directory shared with the operator (ledgers and reports); empty: no reports")
 	defaultApproval := fs.String("default-approval", "automatic", "approval mode of plans outside Production when the client asks for none: automatic or required")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
@@ -53,10 +52,10 @@ func run(args []string, stderr io.Writer) int {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	fail := func(err error) int { fmt.Fprintln(stderr, "protectionplans-server:", err); return 1 }
 
-	cfg := Config{ReleaseNamespace: *releaseNS, ReportsDir: *reportsDir, Log: log,
+	cfg := Config{ReleaseNamespace: facts.ReleaseNamespace, ReportsDir: *reportsDir, Log: log,
 		Identity: Identity{Mode: IdentityMode(*identity)},
 		Approval: approval.Config{DefaultMode: plan.ApprovalMode(*defaultApproval)},
-		Excluded: ExcludedNamespaces{Static: splitList(*excluded)}, TrustedOrigins: splitList(*origins)}
+		Excluded: facts.Excluded, TrustedOrigins: splitList(*origins)}
 	cfg.Target = render.Target(*target)
 	if !render.Supported(cfg.Target) {
 		fmt.Fprintf(stderr, "protectionplans-server: --target %q: not a render target (kyverno, kyverno-cel, vap)\n", *target)
@@ -77,14 +76,6 @@ func run(args []string, stderr io.Writer) int {
 			return fail(err)
 		}
 		cfg.Identity.Secret = []byte(strings.TrimSpace(string(b)))
-	}
-	if *excludedCM != "" {
-		ns, name, ok := strings.Cut(*excludedCM, "/")
-		if !ok || ns == "" || name == "" {
-			fmt.Fprintln(stderr, "protectionplans-server: --excluded-namespaces-configmap must be NAMESPACE/NAME")
-			return 2
-		}
-		cfg.Excluded.ConfigMap = &types.NamespacedName{Namespace: ns, Name: name}
 	}
 	restCfg, err := restConfig(*kubeconfig)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
@@ -60,13 +61,15 @@ type Config struct {
 // CategoriesConfigMap is the ConfigMap, in the release namespace, that
 // stores the custom categories (key categoriesKey, a JSON list).
 const (
-	CategoriesConfigMap = "protectionplans-categories"
-	categoriesKey       = "categories.json"
+	CategoriesConfigMap = kube.DefaultCategoriesConfigMap
+	categoriesKey       = kube.CategoriesKey
 )
 
 // Server is the Protection plans API and its dashboard.
 type Server struct {
 	Config
+	// cluster reads the facts validation, render and the feed depend on.
+	cluster    *kube.Reader
 	categories types.NamespacedName
 	// files is the reports directory; nil without one.
 	files *reportFiles
@@ -98,9 +101,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	facts := kube.Facts{ReleaseNamespace: cfg.ReleaseNamespace, Excluded: cfg.Excluded}
 	s := &Server{
 		Config:     cfg,
-		categories: types.NamespacedName{Namespace: cfg.ReleaseNamespace, Name: CategoriesConfigMap},
+		cluster:    kube.New(cfg.Client, facts),
+		categories: facts.CategoriesRef(),
 		formKey:    make([]byte, 32),
 	}
 	rand.Read(s.formKey)
