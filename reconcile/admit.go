@@ -1,0 +1,210 @@
+package reconcile
+
+import (
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
+)
+
+// AdmitInput is a plan a caller asks a server to create.
+type AdmitInput struct {
+	// Plan is the plan as sent (server-owned fields cleared). Admit does
+	// not change it.
+	Plan *plan.ProtectionPlan
+	// Caller and Action (approval.ActionCreate or ActionDuplicate) are
+	// who asks and how.
+	Caller approval.Caller
+	Action approval.Action
+	// Env is the validation environment: the cluster as the server sees
+	// it now.
+	Env plan.ValidationEnv
+	// Approval is the server's approval configuration.
+	Approval approval.Config
+	// Now is the time of the request.
+	Now time.Time
+}
+
+// Admitted is a plan a server may create.
+type Admitted struct {
+	// Plan is the object to store: the spec completed (approval mode,
+	// defaults), CreatedByAnnotation set from the caller, no status.
+	// Once stored, its status is plan.Create's of the stored object.
+	Plan *plan.ProtectionPlan
+	// Mode says how the approval mode was derived; Mode.Ignored is worth
+	// a warning to the client.
+	Mode approval.ModeDecision
+}
+
+// Admit is a server's create pipeline (R-P1, R-P8, R-A1): derive the
+// approval mode, apply the defaults, record the creator, authorize the
+// caller with the plan as it will be stored (enforcing a namespaces scope
+// needs an Owner), validate it against env, and run the lifecycle once so
+// that a refusal is known before anything is written. Errors are typed
+// (*plan.ValidationError, *approval.Forbidden, ...) and carry their HTTP
+// code.
+func Admit(in AdmitInput) (Admitted, error) {
+	p := in.Plan.DeepCopy()
+	md, err := approval.DeriveMode(p.Spec.ApprovalMode, p.Spec.Environment, in.Caller, in.Approval)
+	if err != nil {
+		return Admitted{Mode: md}, err
+	}
+	p.Spec.ApprovalMode = md.Mode
+	plan.Defaults(p, in.Now)
+	if p.Annotations == nil {
+		p.Annotations = map[string]string{}
+	}
+	p.Annotations[plan.CreatedByAnnotation] = in.Caller.Username
+	if err := approval.Authorize(in.Caller, in.Action, p); err != nil {
+		return Admitted{Mode: md}, err
+	}
+	if err := plan.Validate(p, in.Env); err != nil {
+		return Admitted{Mode: md}, err
+	}
+	if _, err := plan.Create(p, in.Caller.Username, in.Now); err != nil {
+		return Admitted{Mode: md}, err
+	}
+	p.Status = plan.Status{}
+	return Admitted{Plan: p, Mode: md}, nil
+}
+
+// EditInput is an edit a caller asks a server to make.
+type EditInput struct {
+	// Old is the plan as stored.
+	Old *plan.ProtectionPlan
+	// Spec is the edited spec; Name, when set, the plan ID the client
+	// sent (it may not change).
+	Spec plan.Spec
+	Name string
+	// Caller is who asks.
+	Caller approval.Caller
+	// Env is the validation environment.
+	Env plan.ValidationEnv
+	// Now is the time of the request.
+	Now time.Time
+}
+
+// Edit is a server's edit pipeline (R-P7, R-A6): apply the defaults,
+// authorize the caller with the plan as edited, validate the update
+// against env, and run plan.Edit. changed is false when the edit changes
+// nothing (nothing to store).
+func Edit(in EditInput) (res plan.Result, changed bool, err error) {
+	next := in.Old.DeepCopy()
+	next.Spec = in.Spec
+	if in.Name != "" {
+		next.Name = in.Name // ValidateUpdate refuses a changed ID
+	}
+	plan.Defaults(next, in.Now)
+	if err := approval.Authorize(in.Caller, approval.ActionUpdate, next); err != nil {
+		return plan.Result{}, false, err
+	}
+	if err := plan.ValidateUpdate(in.Old, next, in.Env); err != nil {
+		return plan.Result{}, false, err
+	}
+	res, err = plan.Edit(in.Old, next.Spec, in.Caller.Username, in.Now)
+	if err != nil {
+		return plan.Result{}, false, err
+	}
+	changed = len(res.Events) > 0 || !equality.Semantic.DeepEqual(in.Old.Spec, res.Plan.Spec)
+	return res, changed, nil
+}
+
+// adoption is what Decide does with a plan that has no status.
+type adoption struct {
+	spec    *plan.ProtectionPlan // store this spec first
+	res     plan.Result          // plan.Create's
+	invalid error                // ValidateExisting's verdict: the plan fails
+	retry   error                // a lookup failed: try again next pass
+	err     error                // the lifecycle refused
+}
+
+// adopt runs the create path on a plan stored without a server: derive
+// the approval mode as its creator (CreatedByAnnotation), default, and
+// when that changed the spec, ask for it to be stored first; then
+// validate it against the input's cluster and create it.
+func adopt(in Input) adoption {
+	stored, now := in.Plan, in.Now
+	p := stored.DeepCopy()
+	actor := plan.CreatorOf(p)
+	md, err := approval.DeriveMode(p.Spec.ApprovalMode, p.Spec.Environment, approval.Caller{Username: actor}, in.Settings.Approval)
+	if err != nil {
+		return adoption{err: err}
+	}
+	p.Spec.ApprovalMode = md.Mode
+	plan.Defaults(p, now)
+	if !equality.Semantic.DeepEqual(p.Spec, stored.Spec) {
+		return adoption{spec: p}
+	}
+	if err := in.Cluster.CategoriesErr; err != nil && (p.Spec.Environment != "" || len(p.Spec.Tags) > 0) {
+		return adoption{retry: err}
+	}
+	var a adoption
+	if err := plan.ValidateExisting(p, validationEnv(in)); err != nil {
+		if lookupFailed(err) {
+			return adoption{retry: err}
+		}
+		a.invalid = err
+	}
+	a.res, a.err = plan.Create(p, actor, now)
+	return a
+}
+
+// lookupFailed reports whether a validation error holds a failed lookup
+// (field.ErrorTypeInternal): not a verdict on the plan.
+func lookupFailed(err error) bool {
+	ve, ok := err.(*plan.ValidationError)
+	return ok && slices.ContainsFunc(ve.Errs, func(e *field.Error) bool { return e.Type == field.ErrorTypeInternal })
+}
+
+// validationEnv is the validation environment of a plan applied with
+// kubectl, from the input's cluster facts.
+func validationEnv(in Input) plan.ValidationEnv {
+	c, self := in.Cluster, in.Plan
+	env := plan.ValidationEnv{
+		Now:        in.Now,
+		Catalog:    render.DefaultCatalog,
+		Categories: c.Categories,
+		Cluster:    clusterView{c},
+		Names: plan.PlanNamesFunc(func(name string) ([]string, error) {
+			var ids []string
+			for _, q := range c.Plans {
+				if q.Name != self.Name && plan.SameName(q.Spec.Name, name) && createdBefore(q, self) {
+					ids = append(ids, q.Name)
+				}
+			}
+			return ids, nil
+		}),
+		Applications: c.Applications,
+	}
+	if env.Applications == nil {
+		env.Applications = plan.ClusterSnapshot{}
+	}
+	return env
+}
+
+// createdBefore orders plans by creation, then ID.
+func createdBefore(a, b *plan.ProtectionPlan) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
+
+// clusterView is plan.ClusterView over Cluster.
+type clusterView struct{ c *Cluster }
+
+func (v clusterView) HasNamespace(name string) bool { return v.c.Namespaces[name] }
+func (v clusterView) IsReleaseNamespace(name string) bool {
+	return v.c.ReleaseNamespace != "" && name == v.c.ReleaseNamespace
+}
+func (v clusterView) IsExcludedNamespace(name string) (bool, error) {
+	if v.c.ExcludedErr != nil {
+		return false, v.c.ExcludedErr
+	}
+	return slices.Contains(v.c.Excluded, name), nil
+}

@@ -1,0 +1,70 @@
+// Package reconcile decides what a controller does with a protection plan
+// in one pass, and what a server does when a plan is created or edited.
+// It is the part of an operator that is not I/O: the embedder gathers the
+// inputs (the plan, its live policies, the cluster's namespaces and
+// applications, what the last pass recorded, the time), calls Decide, and
+// carries out what it returns. It reads no clock, does no I/O and starts
+// no goroutine, so a platform team's own controller decides exactly what
+// the example operator decides, and its unit tests cover every branch.
+//
+// One pass over one plan:
+//
+//	out := reconcile.Decide(in)
+//	if out.Spec != nil { // a plan applied with kubectl, completed
+//		store out.Spec; decide again from what was stored
+//	}
+//	if len(out.Actions) > 0 {
+//		in.Carried = reconcile.CarryOut(out.Actions, do) // do writes one action
+//		out = reconcile.Decide(in)
+//	}
+//	write out.Plan's status when out.StatusChanged; record out.Events,
+//	out.Sample and out.Record
+//	if out.Final != nil (once the status holding it is stored) {
+//		checkpoint with out.Final.Index; rep, write, err := out.Final.Report(...)
+//		write rep; store reconcile.MarkWritten(plan, rep.ID, now)'s status
+//	}
+//
+// A second call with Carried set never asks for more writes: a repair is
+// followed by a re-check of what the writes returned, and the next pass
+// sees the rest.
+//
+// Sweep decides, once per pass, what is left of plans that no longer
+// exist: their policies and their reports directories. Admit and Edit are
+// the create and edit pipelines of a server (derive the approval mode,
+// default, authorize, validate against the cluster, run the lifecycle);
+// Decide runs the same validation on a plan that reached the cluster
+// without a server.
+//
+// # Final reports, exactly once
+//
+// The lifecycle records a final report as due in the plan's status when a
+// started run ends (plan.FinalReportStatus); its ID is derived from the
+// run's end, so that every writer names it the same way. Decide returns
+// Final while it is due; the embedder writes the report only after the
+// status that holds it is stored, and then stores MarkWritten's status.
+// A pass cut short anywhere in between is taken again by the next one
+// (on whichever replica leads), which finds the report under the same ID
+// and does not write it twice when it is whole.
+//
+// # Plans applied with kubectl
+//
+// A plan without a status has never been through a server. Decide derives
+// its approval mode (approval.DeriveMode, as its creator: a Production
+// plan applied with automatic becomes required), applies plan.Defaults
+// and, when that changed the spec, asks for the spec to be stored first.
+// It then validates the plan with plan.ValidateExisting against the
+// cluster facts of the input: of R-P8's rules, everything about the plan
+// applies (names, text, scope, namespaces that exist, the release and
+// excluded namespaces, templates and parameters, the window, modes,
+// categories), with these differences:
+//
+//   - a window that has already ended is not an error: the plan is created
+//     terminated;
+//   - a lookup that fails (the excluded list, the categories, the
+//     applications) is not a verdict: the plan is left as it is and the
+//     next pass tries again (Output.Retry);
+//   - of two plans whose display names clash, the one created later (by
+//     creation time, then ID) fails;
+//   - an invalid plan is created and fails at once with reason
+//     InvalidPlan and a message naming every field; it renders nothing.
+package reconcile
