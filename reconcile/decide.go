@@ -71,6 +71,10 @@ func Decide(in Input) Output {
 	}
 	if fail != nil {
 		d.out.Failure = fail
+		if check == nil && in.Cluster.PolicyAPI == nil { // what is live, against nothing: no repair
+			c := health.Check(health.Input{Plan: d.p, Live: in.Live, Now: in.Now})
+			d.out.Health = &c
+		}
 		if res, err := plan.Fail(d.p, fail.Reason, fail.Message, in.Now); err == nil {
 			d.p, d.events = res.Plan, append(d.events, res.Events...)
 		}

@@ -57,3 +57,13 @@ func Sweep(in SweepInput) SweepOutput {
 	slices.Sort(out.Remove)
 	return out
 }
+
+// NeedsApplications reports whether some of plans needs its applications
+// resolved in a pass: an applications scope whose lifecycle has not ended
+// (a plan without a status is validated against them).
+func NeedsApplications(plans []*plan.ProtectionPlan) bool {
+	return slices.ContainsFunc(plans, func(p *plan.ProtectionPlan) bool {
+		return p.Spec.Scope.Type() == plan.ScopeApplications &&
+			p.Status.Phase != plan.PhaseCanceled && p.Status.Phase != plan.PhaseTerminated
+	})
+}

@@ -8,8 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -63,26 +65,43 @@ func (s *Server) planHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-// checkHealth gathers the input of health.Check and runs it without
-// repair. The plan is ticked in memory first (its phase must be current:
-// the operator may not have ticked it yet), and nothing is written.
+// checkHealth runs the operator's decision on the plan without repairs
+// (reconcile.Decide, Settings.Repair false), with the target and layout
+// the operator put the plan in place with (its status), and answers the
+// health it found. Nothing is written.
 func (s *Server) checkHealth(ctx context.Context, stored *plan.ProtectionPlan) (healthView, error) {
 	now := s.now()
-	p := plan.Tick(stored, now).Plan
-	apps, err := s.resolveApplications(ctx, p)
-	if err != nil {
-		return healthView{}, err
+	set := reconcile.Settings{Target: s.target(), Compact: s.Compact}
+	if e := stored.Status.Enforcement; e != nil {
+		set.Target, set.Compact = render.Target(e.Target), e.Compact
 	}
-	live, err := s.livePolicies(ctx, p.Name)
-	if err != nil {
-		return healthView{}, err
+	live, err := s.cluster.Policies(ctx, set.Target, stored.Name)
+	c := &reconcile.Cluster{Namespaces: map[string]bool{}, Applications: s.cluster.Applications(ctx)}
+	switch {
+	case kube.IsNotServed(err):
+		c.PolicyAPI = err
+	case err != nil:
+		return healthView{}, unavailable("cannot read the plan's policies", err)
 	}
-	v := healthView{Plan: p.Name, Phase: p.Status.Phase, CheckedAt: now, Policies: []policyHealthView{}}
-	rendered, err := render.Render(render.Input{Plan: p, Applications: apps, Now: now, Target: s.target(), Compact: s.Compact})
+	ns, err := s.cluster.Namespaces(ctx)
 	if err != nil {
-		v.RenderError = err.Error()
+		return healthView{}, unavailable("cannot read the namespaces", err)
 	}
-	res := health.Check(health.Input{Plan: p, Render: rendered, Live: live, Now: now, Repair: false})
+	for _, n := range ns {
+		c.Namespaces[n] = true
+	}
+	out := reconcile.Decide(reconcile.Input{Plan: stored, Live: live, Cluster: c, Now: now, Settings: set})
+	if out.Retry != nil {
+		return healthView{}, unavailable("cannot check the plan", out.Retry)
+	}
+	v := healthView{Plan: stored.Name, Phase: out.Plan.Status.Phase, CheckedAt: now, Policies: []policyHealthView{}}
+	if out.Failure != nil {
+		v.RenderError = out.Failure.Message
+	}
+	res := out.Health
+	if res == nil {
+		return v, nil
+	}
 	sm := res.Summary
 	v.Summary = healthSummary{Rendered: sm.Rendered, OK: sm.OK, Missing: sm.Missing, Outdated: sm.Outdated,
 		ActionChanged: sm.ActionChanged, Unexpected: sm.Unexpected}
