@@ -88,9 +88,9 @@ func Decide(in Input) Output {
 	d.out.Plan = d.p
 	d.out.StatusChanged = !equality.Semantic.DeepEqual(d.stored.Status, d.p.Status)
 	d.out.Events = append(d.out.Events, d.timelineEvents()...)
-	d.out.Events = append(d.out.Events, actionEvents(c.Done)...)
+	d.out.WriteEvents = actionEvents(c.Done)
 	if err := c.Err(); err != nil {
-		d.out.Events = append(d.out.Events, Event{Reason: EventWriteFailed, Severity: Warning, Action: "Reconcile", Note: err.Error()})
+		d.out.WriteEvents = append(d.out.WriteEvents, Event{Reason: EventWriteFailed, Severity: Warning, Action: "Reconcile", Note: err.Error()})
 	}
 	if e := d.p.Status.NextEdge; e != nil {
 		t := e.Time

@@ -35,14 +35,14 @@ func Example() {
 	// terminated 0 policies [xmas-end-20261227T050000Z]
 	// Normal Created
 	// Normal HealthChanged
+	// Normal PoliciesApplied
 	// Normal PhaseChanged
 	// Normal HealthChanged
 	// Normal PoliciesApplied
 	// Warning HealthChanged
-	// Normal PoliciesApplied
-	// Normal HealthChanged
-	// Normal PhaseChanged
 	// Normal HealthChanged
 	// Normal PoliciesDeleted
+	// Normal PhaseChanged
+	// Normal HealthChanged
 	// Normal ReportWritten
 }

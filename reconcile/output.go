@@ -64,8 +64,13 @@ type Output struct {
 	// StatusChanged is true when Plan's status differs from the stored
 	// one: write it, with the stored resourceVersion.
 	StatusChanged bool
-	// Events are what to tell people, once the status is stored.
+	// Events are what to tell people once the status is stored (the
+	// timeline of the pass: a status that was not stored is decided
+	// again, and its events with it).
 	Events []Event
+	// WriteEvents say what the pass wrote to the plan's policies, and
+	// which writes failed: tell them whatever becomes of the status.
+	WriteEvents []Event
 	// Health is the health check of the pass (nil when none ran: a plan
 	// that failed before it was rendered, or a policy API not served).
 	Health *health.Result

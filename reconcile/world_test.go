@@ -181,6 +181,7 @@ func (w *world) passPlan(id string, now time.Time) reconcile.Output {
 		w.event(id, out.Events)
 		return out
 	}
+	w.event(id, out.WriteEvents)
 	if out.StatusChanged {
 		w.plans[id] = out.Plan.DeepCopy()
 		w.writes++
