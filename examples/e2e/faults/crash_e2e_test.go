@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/report"
@@ -105,7 +106,7 @@ func testCrash(t *testing.T, point operator.CrashPoint, truncate bool) {
 	t.Logf("killed by SIGKILL at %s, %s after the window's end: %d ledger entries, %d report files, %d policies left",
 		point, diedAt.Sub(end).Round(time.Millisecond), len(before), reportsBefore, len(planPolicies(t, id)))
 	if truncate {
-		path := filepath.Join(reportsDir, id, operator.LedgerFile)
+		path := filepath.Join(reportsDir, id, store.LedgerFile)
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -250,7 +251,7 @@ func readReport(t *testing.T, reportsDir, id string) report.Report {
 // ledgerKeys reads the keys of plan id's ledger (none when it has none).
 func ledgerKeys(t *testing.T, reportsDir, id string) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(reportsDir, id, operator.LedgerFile))
+	data, err := os.ReadFile(filepath.Join(reportsDir, id, store.LedgerFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -271,7 +272,7 @@ func ledgerKeys(t *testing.T, reportsDir, id string) []string {
 // observedPhase reads the phase the operator recorded in observed.json.
 func observedPhase(t *testing.T, reportsDir, id string) plan.Phase {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(reportsDir, id, operator.ObservedFile))
+	data, err := os.ReadFile(filepath.Join(reportsDir, id, store.ObservedFile))
 	if err != nil {
 		return ""
 	}

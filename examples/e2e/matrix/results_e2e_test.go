@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -181,7 +182,7 @@ func checkLedgers(t *testing.T, cases []*mcase, scopes []scope) {
 		var ledger violations.Ledger
 		began := time.Now()
 		eventually(t, checkpointEvery+10*tick+20*time.Second, "the ledger of "+id+" holding every decision", func() (string, bool) {
-			data, err := os.ReadFile(filepath.Join(s.run.reportsDir, id, operator.LedgerFile))
+			data, err := os.ReadFile(filepath.Join(s.run.reportsDir, id, store.LedgerFile))
 			if err != nil {
 				return err.Error(), false
 			}
@@ -276,7 +277,7 @@ func checkEmptyLedgers(t *testing.T, cases []*mcase, scopes []scope) {
 		if sc.plan == nil {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(s.run.reportsDir, sc.plan.Name, operator.LedgerFile))
+		data, err := os.ReadFile(filepath.Join(s.run.reportsDir, sc.plan.Name, store.LedgerFile))
 		if err == nil {
 			l, err := violations.DecodeLedger(data)
 			if err != nil {

@@ -92,7 +92,7 @@ func (r *reconciler) checkpoint(ctx context.Context, w *world, planIDs []string)
 	}
 	var errs []error
 	for _, id := range planIDs {
-		l, old, err := r.store.loadLedger(id)
+		l, err := r.store.LoadLedger(id)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -100,7 +100,7 @@ func (r *reconciler) checkpoint(ctx context.Context, w *world, planIDs []string)
 		before := len(l.Violations) + int(l.Dropped)
 		l = l.Merge(decisions(fromEvents.Violations))
 		l = l.Merge(reportGaps(l, decisions(fromReports.Violations)))
-		wrote, err := r.store.saveLedger(id, l, old)
+		wrote, err := r.store.SaveLedger(id, l)
 		if err != nil {
 			errs = append(errs, err)
 			continue

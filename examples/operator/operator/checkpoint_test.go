@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/violations"
 )
@@ -58,11 +60,11 @@ func TestCheckpoint_MergesViolationsIntoTheLedgerOnce(t *testing.T) {
 	}
 
 	f.tick(2 * time.Second) // checkpoint not due yet (10 s)
-	if l, _, _ := f.r.store.loadLedger("freeze"); len(l.Violations) != 0 {
+	if l, _ := f.r.store.LoadLedger("freeze"); len(l.Violations) != 0 {
 		t.Fatalf("checkpointed before it was due: %+v", l.Violations)
 	}
 	f.tick(10 * time.Second)
-	l, _, err := f.r.store.loadLedger("freeze")
+	l, err := f.r.store.LoadLedger("freeze")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestCheckpoint_MergesViolationsIntoTheLedgerOnce(t *testing.T) {
 	}
 
 	// Read again: the ledger is not rewritten.
-	path := filepath.Join(f.dir, "freeze", LedgerFile)
+	path := filepath.Join(f.dir, "freeze", store.LedgerFile)
 	st1, _ := os.Stat(path)
 	time.Sleep(10 * time.Millisecond)
 	f.tick(10 * time.Second)
@@ -114,7 +116,7 @@ func TestDecisions_KeepsFailWarnAndErrorOnly(t *testing.T) {
 	for _, v := range decisions(in) {
 		got = append(got, v.Key)
 	}
-	if want := "fail,warn,error"; join(got) != want {
+	if want := "fail,warn,error"; strings.Join(got, ",") != want {
 		t.Errorf("decisions = %v, want %s", got, want)
 	}
 }

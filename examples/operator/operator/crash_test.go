@@ -12,6 +12,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/violations"
@@ -100,7 +101,7 @@ func TestCrash_AFinalPassKilledAnywhereReportsOnceAndLosesNoViolation(t *testing
 			if n := countEvents(f.drainEvents(), "Normal "+EventReportWritten); n != 1 {
 				t.Errorf("%d ReportWritten events, want 1", n)
 			}
-			l, _, err := f.r.store.loadLedger("freeze")
+			l, err := f.r.store.LoadLedger("freeze")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,15 +171,15 @@ func TestLedger_TruncatedMidFileIsRecoveredFromTheLastGoodCopy(t *testing.T) {
 			f.pass()
 			f.checkpointViolation("first")
 			f.checkpointViolation("second")
-			path := filepath.Join(f.dir, "freeze", LedgerFile)
-			good, err := os.ReadFile(path + BackupSuffix)
+			path := filepath.Join(f.dir, "freeze", store.LedgerFile)
+			good, err := os.ReadFile(path + store.BackupSuffix)
 			if err != nil {
 				t.Fatalf("no previous generation: %v", err)
 			}
 			if l, _ := violations.DecodeLedger(good); len(l.Violations) != 1 {
 				t.Fatalf("the previous generation holds %d violations, want 1", len(l.Violations))
 			}
-			full := f.readFile("freeze", LedgerFile)
+			full := f.readFile("freeze", store.LedgerFile)
 			if err := os.WriteFile(path, full[:len(full)/2], 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -200,14 +201,14 @@ func TestLedger_TruncatedMidFileIsRecoveredFromTheLastGoodCopy(t *testing.T) {
 
 			f.tick(10 * time.Second)
 
-			l, _, err := f.r.store.loadLedger("freeze")
+			l, err := f.r.store.LoadLedger("freeze")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(l.Violations) != tt.want {
 				t.Errorf("the recovered ledger holds %d violations, want %d", len(l.Violations), tt.want)
 			}
-			if _, err := violations.DecodeLedger(f.readFile("freeze", LedgerFile)); err != nil {
+			if _, err := violations.DecodeLedger(f.readFile("freeze", store.LedgerFile)); err != nil {
 				t.Errorf("ledger.json after the recovery: %v", err)
 			}
 			evs := f.drainEvents()

@@ -34,7 +34,7 @@
 //     writes nothing;
 //  4. Kubernetes events for timeline events, repairs and failures;
 //  5. when a run ends or is canceled (report.FinalTrigger), a last
-//     checkpoint and the final report in every format (reports.go).
+//     checkpoint and the final report in every format (final.go).
 //
 // Every PROTECTION_PLAN_REPORT_CHECKPOINT_SEC the pass checkpoints the
 // plans' violations into their ledgers (checkpoint.go).
@@ -82,9 +82,10 @@
 // restart, still produces exactly one final report) and the final reports
 // <plan>-<trigger>-<time>.{html,md,json,csv}. Every file is written to a
 // temporary file in the same directory, fsynced, renamed, and the
-// directory fsynced (reports.go). The three JSON files keep their previous
-// generation (<file>.bak): one found truncated or corrupt is replaced by
-// it, with an error in the log and a FileRecovered event on the plan.
+// directory fsynced (examples/internal/store, shared with the server). The
+// three JSON files keep their previous generation (<file>.bak): one found
+// truncated or corrupt is replaced by it, with an error in the log and a
+// FileRecovered event on the plan.
 //
 // # Faults
 //

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -154,7 +155,7 @@ func (f *fixture) inPlace() (bool, bool, string) {
 func (f *fixture) lastSample() report.HealthSample {
 	f.t.Helper()
 	var samples []report.HealthSample
-	f.readJSON("freeze", HealthFile, &samples)
+	f.readJSON("freeze", store.HealthFile, &samples)
 	if len(samples) == 0 {
 		return report.HealthSample{}
 	}
@@ -321,7 +322,7 @@ func TestFaults_APIErrorsConvergeByTheNextPasses(t *testing.T) {
 			f.clock.SetTime(faultWindow.end)
 			run(atEnd, 8, f.ended)
 
-			l, _, err := f.r.store.loadLedger("freeze")
+			l, err := f.r.store.LoadLedger("freeze")
 			if err != nil {
 				t.Fatal(err)
 			}

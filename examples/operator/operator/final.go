@@ -39,7 +39,7 @@ func (r *reconciler) finalReport(ctx context.Context, s *step, w *world, trig re
 		r.event(p, true, EventReportFailed, "Report", err.Error())
 		return false
 	}
-	id, whole, err := r.store.finalReportOf(p.Name, trig)
+	id, whole, err := r.store.FinalReport(p.Name, trig)
 	if err != nil {
 		return fail(err)
 	}
@@ -53,11 +53,11 @@ func (r *reconciler) finalReport(ctx context.Context, s *step, w *world, trig re
 		return fail(err)
 	}
 	r.crashAt(CrashAfterLedgerWrite)
-	ledger, _, err := r.store.loadLedger(p.Name)
+	ledger, err := r.store.LoadLedger(p.Name)
 	if err != nil {
 		return fail(err)
 	}
-	samples, err := r.store.loadHealth(p.Name)
+	samples, err := r.store.LoadSamples(p.Name)
 	if err != nil {
 		return fail(err)
 	}
@@ -76,7 +76,7 @@ func (r *reconciler) finalReport(ctx context.Context, s *step, w *world, trig re
 		return fail(err)
 	}
 	r.crashAt(CrashBeforeReportWrite)
-	paths, err := r.store.writeReport(p.Name, rep)
+	paths, err := r.store.WriteReport(rep)
 	if err != nil {
 		return fail(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -41,7 +42,7 @@ type reconciler struct {
 	c        client.Client // writes, and plans from the manager's cache
 	reader   client.Reader // uncached reads: policies, namespaces, members, events, reports
 	recorder events.EventRecorder
-	store    *store
+	store    *store.FS
 	log      logr.Logger
 	// crash replaces the SIGKILL of Config.CrashAt (unit tests).
 	crash func(CrashPoint)
@@ -56,9 +57,9 @@ type reconciler struct {
 // newReconciler makes the reconciler of cfg (with its defaults) over
 // clients c and reader.
 func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder events.EventRecorder) *reconciler {
-	r := &reconciler{cfg: cfg, c: c, reader: reader, recorder: recorder, store: &store{dir: cfg.ReportsDir}, log: cfg.Log,
+	r := &reconciler{cfg: cfg, c: c, reader: reader, recorder: recorder, log: cfg.Log,
 		samples: map[string]report.HealthSample{}}
-	r.store.recovered = r.fileRecovered
+	r.store = store.New(cfg.ReportsDir, store.OnRecovered(r.fileRecovered))
 	return r
 }
 
@@ -99,7 +100,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 	for _, p := range plans {
 		existing[p.Name] = p.UID
 	}
-	removed, err := r.store.sweep(existing)
+	removed, err := store.Sweep(r.store, existing)
 	if err != nil {
 		metricErrors.WithLabelValues("report").Inc()
 		r.log.Error(err, "deleting the reports of deleted plans")
@@ -336,7 +337,7 @@ func (r *reconciler) recordHealth(s *step, check health.Result, now time.Time) {
 	firstOfRun := s.p.Status.Phase == plan.PhaseActive && (before == nil || s.before.Status.Phase != plan.PhaseActive)
 	sample := sampleOf(check, now)
 	if len(rec.Events) > 0 || firstOfRun || r.healthMoved(s.p.Name, sample) {
-		if err := r.store.appendHealth(s.p.Name, sample); err != nil {
+		if err := r.store.AppendSample(s.p.Name, sample); err != nil {
 			metricErrors.WithLabelValues("report").Inc()
 			r.log.Error(err, "recording a health sample", "plan", s.p.Name)
 			return
@@ -355,7 +356,7 @@ func (r *reconciler) recordHealth(s *step, check health.Result, now time.Time) {
 func (r *reconciler) healthMoved(id string, sample report.HealthSample) bool {
 	last, ok := r.samples[id]
 	if !ok {
-		samples, err := r.store.loadHealth(id)
+		samples, err := r.store.LoadSamples(id)
 		if err != nil || len(samples) == 0 {
 			return false
 		}
@@ -381,7 +382,8 @@ func sampleOf(c health.Result, now time.Time) report.HealthSample {
 // observedOf reads what the operator last observed of the plan; a record of
 // another plan that had the same ID does not count.
 func (r *reconciler) observedOf(p *plan.ProtectionPlan) (observed, bool) {
-	o, ok, err := r.store.loadObserved(p.Name)
+	var o observed
+	ok, err := r.store.LoadRecord(p.Name, &o)
 	if err != nil {
 		r.log.Error(err, "reading the observed state", "plan", p.Name)
 		return observed{}, false
@@ -416,7 +418,7 @@ func (r *reconciler) observe(s *step) {
 			return
 		}
 	}
-	if err := r.store.saveObserved(p.Name, o); err != nil {
+	if err := r.store.SaveRecord(p.Name, o); err != nil {
 		metricErrors.WithLabelValues("report").Inc()
 		r.log.Error(err, "recording the observed state", "plan", p.Name)
 	}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -63,7 +64,7 @@ func TestReconcile_KubectlPlanIsCreatedAndPutInPlace(t *testing.T) {
 		t.Errorf("writes = %q, want %q", writes, wantWrites)
 	}
 	var obs observed
-	f.readJSON("freeze", ObservedFile, &obs)
+	f.readJSON("freeze", store.ObservedFile, &obs)
 	if obs.Phase != plan.PhaseActive || len(obs.Policies) != 2 {
 		t.Errorf("observed = %+v, want active with 2 policies", obs)
 	}
@@ -176,7 +177,7 @@ func TestReconcile_DriftIsRepaired(t *testing.T) {
 		t.Errorf("PoliciesHealthy = %s %s, want True", c.Status, c.Reason)
 	}
 	var samples []report.HealthSample
-	f.readJSON("freeze", HealthFile, &samples)
+	f.readJSON("freeze", store.HealthFile, &samples)
 	if len(samples) != 3 || !samples[0].Healthy || samples[1].Healthy || samples[1].Missing != 1 || !samples[2].Healthy {
 		t.Errorf("health samples = %+v, want healthy, 1 missing, healthy", samples)
 	}

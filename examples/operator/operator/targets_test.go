@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -129,7 +130,7 @@ func TestTargets_PutInPlaceAndSteadyState(t *testing.T) {
 				t.Errorf("status.policies = %+v, want the 2 policies", p.Status.Policies)
 			}
 			var obs observed
-			f.readJSON("freeze", ObservedFile, &obs)
+			f.readJSON("freeze", store.ObservedFile, &obs)
 			for _, pi := range obs.Policies {
 				if pi.Namespace != "shop" || pi.Target != string(tc.target) {
 					t.Errorf("observed policy %+v, want namespace shop, target %s", pi, tc.target)
@@ -249,7 +250,7 @@ func TestTargets_CancelWithdrawsEveryObject(t *testing.T) {
 				t.Errorf("objects left after cancel: %q", got)
 			}
 			var obs observed
-			f.readJSON("freeze", ObservedFile, &obs)
+			f.readJSON("freeze", store.ObservedFile, &obs)
 			if obs.Phase != plan.PhaseCanceled || len(obs.Policies) != 2 {
 				t.Errorf("observed = %+v, want canceled with the run's 2 policies", obs)
 			}
