@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -271,7 +272,7 @@ func (fx *fixture) writeReport(t testing.TB, p *plan.ProtectionPlan, tr report.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&reportFiles{dir: fx.reportsDir}).save(r); err != nil {
+	if _, err := store.New(fx.reportsDir).WriteReport(r); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -377,7 +377,7 @@ func (s *Server) deletePlan(w http.ResponseWriter, r *http.Request) {
 	}
 	// Reports are deleted with their plan (R-T4).
 	if s.files != nil {
-		if err := s.files.deletePlan(id); err != nil {
+		if err := s.files.RemovePlan(id); err != nil {
 			s.Log.Error("cannot delete the reports of a deleted plan", "plan", id, "err", err)
 		}
 	}

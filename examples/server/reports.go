@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/telark/protectionplans/approval"
@@ -76,7 +75,7 @@ func (s *Server) storedReports(f report.Filter) ([]reportView, error) {
 	if s.files == nil {
 		return out, nil
 	}
-	metas, err := s.files.list(f.Plan)
+	metas, err := s.files.ListReports(f.Plan)
 	if err != nil {
 		return nil, &internalError{err}
 	}
@@ -159,11 +158,15 @@ func (s *Server) generate(ctx context.Context, r *http.Request) (report.Meta, er
 	if err != nil {
 		return report.Meta{}, err
 	}
-	m, err := s.files.save(rep)
-	if err != nil {
+	if _, err := s.files.WriteReport(rep); err != nil {
 		return report.Meta{}, &internalError{err}
 	}
-	return m, nil
+	// Retention (R-T4): the plan's on-demand reports beyond the newest
+	// report.KeepManual go; final reports stay.
+	if _, err := s.files.PruneReports(p.Name); err != nil {
+		return report.Meta{}, &internalError{err}
+	}
+	return rep.Meta(), nil
 }
 
 // reportInput gathers a report's input: the plan, its resolved
@@ -189,7 +192,7 @@ func (s *Server) reportInput(ctx context.Context, p *plan.ProtectionPlan) (repor
 		return report.Input{}, err
 	}
 	merged := ledger.Merge(all)
-	samples, err := s.files.health(p.Name)
+	samples, err := s.files.LoadSamples(p.Name)
 	if err != nil {
 		s.Log.Warn("the plan's health samples cannot be read", "plan", p.Name, "err", err)
 	}
@@ -214,7 +217,7 @@ func (s *Server) downloadReport(w http.ResponseWriter, r *http.Request) {
 	}
 	var data []byte
 	if err == nil {
-		data, err = os.ReadFile(s.files.path(m, f))
+		data, err = s.files.ReadReport(m.Plan, m.ID, f)
 		if errors.Is(err, fs.ErrNotExist) {
 			err = errorf(http.StatusNotFound, "report %q has no %s file (yet)", m.ID, f)
 		} else if err != nil {

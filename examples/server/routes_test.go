@@ -388,7 +388,7 @@ func codeCases() []codeCase {
 				if err := e.client.Get(context.Background(), client.ObjectKey{Name: "october-audit"}, &p); !apierrors.IsNotFound(err) {
 					t.Errorf("still there: %v", err)
 				}
-				if ms, _ := e.server.files.list("october-audit"); len(ms) != 0 {
+				if ms, _ := e.server.files.ListReports("october-audit"); len(ms) != 0 {
 					t.Errorf("reports left: %v", ms)
 				}
 			}},

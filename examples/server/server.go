@@ -12,6 +12,7 @@ import (
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/examples/internal/kube"
+	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
@@ -36,7 +37,7 @@ type Config struct {
 	// Excluded are the namespaces plans may not target.
 	Excluded ExcludedNamespaces
 	// ReportsDir is the reports directory shared with the operator (each
-	// plan's ledger, health samples and reports; see reportfiles.go).
+	// plan's ledger, health samples and reports; see internal/store).
 	// Empty: no reports, and the feed shows live events only.
 	ReportsDir string
 	// Approval is the approval configuration (the default mode).
@@ -72,7 +73,7 @@ type Server struct {
 	cluster    *kube.Reader
 	categories types.NamespacedName
 	// files is the reports directory; nil without one.
-	files *reportFiles
+	files *store.FS
 	// formKey signs the dashboard's form tokens (per process).
 	formKey []byte
 	routes  []route
@@ -110,7 +111,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	rand.Read(s.formKey)
 	if cfg.ReportsDir != "" {
-		s.files = &reportFiles{dir: cfg.ReportsDir}
+		s.files = store.New(cfg.ReportsDir, store.OnRecovered(func(planID, file string, cause error) {
+			s.Log.Error("a plan file was unreadable; its previous generation replaces it", "plan", planID, "file", file, "err", cause)
+		}))
 	}
 	s.routes = s.routeTable()
 	h, err := s.buildHandler()

@@ -96,7 +96,7 @@ func (s *Server) planViolationRecords(ctx context.Context, p *plan.ProtectionPla
 	ledger := violations.NewLedger(p.Name)
 	if s.files != nil {
 		var err error
-		if ledger, err = s.files.ledger(p.Name); err != nil {
+		if ledger, err = s.files.LoadLedger(p.Name); err != nil {
 			// A ledger the server cannot read is its own problem, not the
 			// caller's: 500, with the details in the log.
 			return nil, ledger, &internalError{err}
