@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -40,6 +41,7 @@ type options struct {
 	healthProbeBindAddress  string
 	installCRD              bool
 	compact                 bool
+	facts                   kube.Facts
 }
 
 // parseFlags reads the command line. Unsupported targets are refused here,
@@ -57,6 +59,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", "127.0.0.1:8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", "127.0.0.1:8081", "address of /healthz and /readyz (0 disables them)")
 	fs.BoolVar(&o.installCRD, "install-crd", true, "server-side apply the ProtectionPlan CRD at start")
+	o.facts.RegisterFlags(fs) // the API server's flags: plans applied with kubectl are validated against them
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -122,6 +125,7 @@ func run(ctx context.Context, args []string) error {
 		InstallCRD: o.installCRD,
 		Log:        log.WithName("protectionplans"),
 		CrashAt:    crashAt,
+		Facts:      o.facts,
 	}, mgr)
 	if err != nil {
 		return err

@@ -2,10 +2,12 @@ package main
 
 import (
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/render"
 )
@@ -28,10 +30,12 @@ func TestParseFlags(t *testing.T) {
 		{name: "every flag is read", args: []string{
 			"--kubeconfig=/k", "--target=kyverno", "--reports-dir=/r", "--leader-elect=false",
 			"--leader-election-namespace=ops", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0",
+			"--release-namespace=prod-system", "--excluded-namespaces=kube-system,infra",
 		}, check: func(t *testing.T, o options) {
 			want := options{kubeconfig: "/k", target: "kyverno", reportsDir: "/r", leaderElectionNamespace: "ops",
-				metricsBindAddress: "127.0.0.1:0", healthProbeBindAddress: "0", installCRD: true}
-			if o != want {
+				metricsBindAddress: "127.0.0.1:0", healthProbeBindAddress: "0", installCRD: true,
+				facts: kube.Facts{ReleaseNamespace: "prod-system", Excluded: kube.Excluded{Static: []string{"kube-system", "infra"}}}}
+			if !reflect.DeepEqual(o, want) {
 				t.Errorf("options = %+v, want %+v", o, want)
 			}
 		}},

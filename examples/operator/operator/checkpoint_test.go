@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -88,35 +87,5 @@ func TestCheckpoint_MergesViolationsIntoTheLedgerOnce(t *testing.T) {
 	st2, _ := os.Stat(path)
 	if !st1.ModTime().Equal(st2.ModTime()) {
 		t.Error("the ledger was rewritten though nothing new was read")
-	}
-}
-
-func TestReportGaps_KeepsOnlyWhatEventsDoNotSay(t *testing.T) {
-	ev := violations.Violation{Key: "e", Source: violations.SourceEvent, Policy: "p", PolicyNamespace: "shop", Rule: "r",
-		Resource: violations.Resource{Kind: "Deployment", Namespace: "shop", Name: "web"}}
-	l := violations.NewLedger("x").Merge([]violations.Violation{withPlan(ev, "x")})
-	same := ev
-	same.Key, same.Source = "r1", violations.SourcePolicyReport
-	other := same
-	other.Key, other.Resource.Name = "r2", "api"
-	got := reportGaps(l, []violations.Violation{same, other})
-	if len(got) != 1 || got[0].Key != "r2" {
-		t.Errorf("gaps = %+v, want only the report result no event covers", got)
-	}
-}
-
-func withPlan(v violations.Violation, id string) violations.Violation { v.Plan = id; return v }
-
-func TestDecisions_KeepsFailWarnAndErrorOnly(t *testing.T) {
-	var in []violations.Violation
-	for _, r := range []violations.Result{violations.ResultPass, violations.ResultFail, violations.ResultWarn, violations.ResultError, violations.ResultSkip} {
-		in = append(in, violations.Violation{Key: string(r), Result: r})
-	}
-	var got []string
-	for _, v := range decisions(in) {
-		got = append(got, v.Key)
-	}
-	if want := "fail,warn,error"; strings.Join(got, ",") != want {
-		t.Errorf("decisions = %v, want %s", got, want)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/violations"
 )
@@ -98,7 +99,7 @@ func TestCrash_AFinalPassKilledAnywhereReportsOnceAndLosesNoViolation(t *testing
 			if files := f.reportFiles(); len(files) != len(report.Formats()) {
 				t.Errorf("final report files %q, want one per format", files)
 			}
-			if n := countEvents(f.drainEvents(), "Normal "+EventReportWritten); n != 1 {
+			if n := countEvents(f.drainEvents(), "Normal "+reconcile.EventReportWritten); n != 1 {
 				t.Errorf("%d ReportWritten events, want 1", n)
 			}
 			l, err := f.r.store.LoadLedger("freeze")

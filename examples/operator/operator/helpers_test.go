@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/window"
@@ -138,8 +139,8 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 			mapper.Add(gvk.GroupVersion().WithKind(gvk.Kind+"List"), scope)
 		}
 	}
-	mapper.Add(PolicyReportListGVK.GroupVersion().WithKind("PolicyReport"), meta.RESTScopeNamespace)
-	mapper.Add(PolicyReportListGVK, meta.RESTScopeNamespace)
+	mapper.Add(kube.PolicyReportListGVK.GroupVersion().WithKind("PolicyReport"), meta.RESTScopeNamespace)
+	mapper.Add(kube.PolicyReportListGVK, meta.RESTScopeNamespace)
 
 	f := &fixture{t: t, target: fc.target, clock: clocktesting.NewFakeClock(t0), recorder: events.NewFakeRecorder(1000), dir: t.TempDir()}
 	// do counts a write, asks f.fault, and makes the request.

@@ -17,6 +17,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 )
@@ -47,6 +48,10 @@ type Config struct {
 	// Approval derives spec.approvalMode of plans created without one
 	// (kubectl apply). The zero value is the documented default.
 	Approval approval.Config
+	// Facts are the release namespace, the excluded namespaces and the
+	// categories, the same settings as the API server's: plans applied
+	// with kubectl are validated against them.
+	Facts kube.Facts
 	// InstallCRD server-side applies the ProtectionPlan CRD in Run, before
 	// the manager starts.
 	InstallCRD bool

@@ -18,6 +18,7 @@ import (
 	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/window"
@@ -63,10 +64,10 @@ func TestReconcile_KubectlPlanIsCreatedAndPutInPlace(t *testing.T) {
 	if !slices.Equal(writes, wantWrites) {
 		t.Errorf("writes = %q, want %q", writes, wantWrites)
 	}
-	var obs observed
+	var obs reconcile.Record
 	f.readJSON("freeze", store.ObservedFile, &obs)
 	if obs.Phase != plan.PhaseActive || len(obs.Policies) != 2 {
-		t.Errorf("observed = %+v, want active with 2 policies", obs)
+		t.Errorf("record = %+v, want active with 2 policies", obs)
 	}
 	evs := f.drainEvents()
 	if !slices.ContainsFunc(evs, func(e string) bool { return strings.HasPrefix(e, "Normal Created ") }) ||
@@ -92,7 +93,7 @@ func TestReconcile_SteadyStateWritesNothing(t *testing.T) {
 func TestReconcile_ProductionPlanWaitsForApproval(t *testing.T) {
 	p := kubectlPlan("prod", plan.ModeEnforce, []string{"shop"}, "scaling")
 	p.Spec.Environment = plan.EnvironmentProduction
-	p.Annotations = map[string]string{CreatedByAnnotation: "alice"}
+	p.Annotations = map[string]string{plan.CreatedByAnnotation: "alice"}
 	f := newFixture(t, []client.Object{namespace("shop"), p})
 
 	f.pass()
@@ -205,7 +206,16 @@ func TestReconcile_RuleEditedUnderIntactHashIsReapplied(t *testing.T) {
 func TestReconcile_NamespaceGoneFailsAndIsRetried(t *testing.T) {
 	f := newFixture(t, []client.Object{kubectlPlan("freeze", plan.ModeEnforce, []string{"shop"}, "scaling")})
 	f.pass()
+	// Applied with kubectl, it is validated as the server would: the
+	// namespace does not exist.
 	p := f.plan("freeze")
+	if c := condition(p, plan.ConditionReady); p.Status.Phase != plan.PhaseFailed || c.Reason != plan.ReasonInvalidPlan ||
+		!strings.Contains(c.Message, "spec.scope.namespaces[0]") {
+		t.Fatalf("phase %q, Ready %s %q; want failed, InvalidPlan naming the field", p.Status.Phase, c.Reason, c.Message)
+	}
+	// Retried, it fails because the namespace is gone.
+	f.tick(2 * time.Second)
+	p = f.plan("freeze")
 	if c := condition(p, plan.ConditionReady); p.Status.Phase != plan.PhaseFailed || c.Reason != plan.ReasonNamespaceGone {
 		t.Fatalf("phase %q, Ready %s %q; want failed, NamespaceGone", p.Status.Phase, c.Reason, c.Message)
 	}

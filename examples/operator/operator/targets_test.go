@@ -15,6 +15,7 @@ import (
 	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -129,11 +130,11 @@ func TestTargets_PutInPlaceAndSteadyState(t *testing.T) {
 			if len(p.Status.Policies) != 2 {
 				t.Errorf("status.policies = %+v, want the 2 policies", p.Status.Policies)
 			}
-			var obs observed
+			var obs reconcile.Record
 			f.readJSON("freeze", store.ObservedFile, &obs)
 			for _, pi := range obs.Policies {
 				if pi.Namespace != "shop" || pi.Target != string(tc.target) {
-					t.Errorf("observed policy %+v, want namespace shop, target %s", pi, tc.target)
+					t.Errorf("record policy %+v, want namespace shop, target %s", pi, tc.target)
 				}
 			}
 			f.drainEvents()
@@ -249,10 +250,10 @@ func TestTargets_CancelWithdrawsEveryObject(t *testing.T) {
 			if got := f.objects(); len(got) != 0 {
 				t.Errorf("objects left after cancel: %q", got)
 			}
-			var obs observed
+			var obs reconcile.Record
 			f.readJSON("freeze", store.ObservedFile, &obs)
 			if obs.Phase != plan.PhaseCanceled || len(obs.Policies) != 2 {
-				t.Errorf("observed = %+v, want canceled with the run's 2 policies", obs)
+				t.Errorf("record = %+v, want canceled with the run's 2 policies", obs)
 			}
 		})
 	}
