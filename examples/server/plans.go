@@ -9,13 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 )
 
 // planFilter is the list's query: ?phase=&environment=&tag=&text=.
@@ -133,51 +133,32 @@ func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, caller 
 	writePlan(w, http.StatusCreated, created)
 }
 
-// create is the create path of new and duplicated plans: derive the
-// approval mode (R-A1), default, authorize with the plan (enforcing a
-// namespace scope needs Owner), validate against the cluster, run
-// plan.Create, then write the object and its status.
+// create is the create path of new and duplicated plans: the library's
+// pipeline (reconcile.Admit) against the cluster as it is now, then the
+// object and its status are written.
 func (s *Server) create(ctx context.Context, caller approval.Caller, action approval.Action, p *plan.ProtectionPlan) (*plan.ProtectionPlan, approval.ModeDecision, error) {
 	now := s.now()
-	md, err := approval.DeriveMode(p.Spec.ApprovalMode, p.Spec.Environment, caller, s.Approval)
-	if err != nil {
-		return nil, md, err
-	}
-	p.Spec.ApprovalMode = md.Mode
-	plan.Defaults(p, now)
-	if p.Annotations == nil {
-		p.Annotations = map[string]string{}
-	}
-	p.Annotations[createdByAnnotation] = caller.Username
-	if err := approval.Authorize(caller, action, p); err != nil {
-		return nil, md, err
-	}
 	others, err := s.allPlans(ctx)
 	if err != nil {
-		return nil, md, err
+		return nil, approval.ModeDecision{}, err
 	}
 	env, err := s.validationEnv(ctx, others)
 	if err != nil {
-		return nil, md, err
+		return nil, approval.ModeDecision{}, err
 	}
-	if err := plan.Validate(p, env); err != nil {
-		return nil, md, err
+	adm, err := reconcile.Admit(reconcile.AdmitInput{Plan: p, Caller: caller, Action: action, Env: env, Approval: s.Approval, Now: now})
+	if err != nil {
+		return nil, adm.Mode, err
 	}
-	// The lifecycle is pure: run it once before writing anything, so that
-	// a refusal writes nothing.
-	if _, err := plan.Create(p, caller.Username, now); err != nil {
-		return nil, md, err
-	}
-	obj := p.DeepCopy()
-	obj.Status = plan.Status{}
+	obj := adm.Plan
 	if err := s.Client.Create(ctx, obj); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return nil, md, errorf(http.StatusConflict, "a plan with ID %q already exists; choose another metadata.name", p.Name)
+			return nil, adm.Mode, errorf(http.StatusConflict, "a plan with ID %q already exists; choose another metadata.name", p.Name)
 		}
-		return nil, md, err
+		return nil, adm.Mode, err
 	}
 	stored, err := s.writeCreatedStatus(ctx, obj, caller.Username, now)
-	return stored, md, err
+	return stored, adm.Mode, err
 }
 
 // writeCreatedStatus writes the status plan.Create gives the stored
@@ -211,14 +192,6 @@ func (s *Server) writeCreatedStatus(ctx context.Context, obj *plan.ProtectionPla
 	}
 	return nil, conflictError("plan", obj.Name)
 }
-
-// createdByAnnotation records the creator on the object, so that the
-// operator, which runs plan.Create on a plan stored without a status
-// (kubectl apply), uses the right actor if it gets there first: the
-// creator is the first proposer and may not approve the plan. It is the
-// operator's operator.CreatedByAnnotation; the server always sets it from
-// the authenticated caller, never from the body.
-const createdByAnnotation = "telark.io/created-by"
 
 // clearServerFields drops what a client may send back from a read but the
 // server owns: the status and the server-set metadata.
@@ -278,21 +251,12 @@ func (s *Server) editPlan(w http.ResponseWriter, r *http.Request) {
 	writePlan(w, http.StatusOK, edited)
 }
 
-// edit validates and applies an edit: authorize with the plan as edited,
-// ValidateUpdate against the cluster, plan.Edit, then write the spec with
-// the resourceVersion read and the status with the one the spec write
+// edit is the library's edit pipeline (reconcile.Edit) against the
+// cluster as it is now; then the spec is written with the
+// resourceVersion read, and the status with the one the spec write
 // returned.
 func (s *Server) edit(ctx context.Context, caller approval.Caller, old, in *plan.ProtectionPlan) (*plan.ProtectionPlan, error) {
 	now := s.now()
-	next := old.DeepCopy()
-	next.Spec = in.Spec
-	if in.Name != "" {
-		next.Name = in.Name // ValidateUpdate refuses a changed ID
-	}
-	plan.Defaults(next, now)
-	if err := approval.Authorize(caller, approval.ActionUpdate, next); err != nil {
-		return nil, err
-	}
 	others, err := s.allPlans(ctx)
 	if err != nil {
 		return nil, err
@@ -301,21 +265,18 @@ func (s *Server) edit(ctx context.Context, caller approval.Caller, old, in *plan
 	if err != nil {
 		return nil, err
 	}
-	if err := plan.ValidateUpdate(old, next, env); err != nil {
-		return nil, err
-	}
-	res, err := plan.Edit(old, next.Spec, caller.Username, now)
+	res, changed, err := reconcile.Edit(reconcile.EditInput{Old: old, Spec: in.Spec, Name: in.Name, Caller: caller, Env: env, Now: now})
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Events) == 0 && equality.Semantic.DeepEqual(old.Spec, res.Plan.Spec) {
-		return old, nil // nothing changed
+	if !changed {
+		return old, nil // nothing to store
 	}
 	obj := res.Plan.DeepCopy()
 	if err := s.Client.Update(ctx, obj); err != nil {
 		return nil, planWriteError(old.Name, err)
 	}
-	return s.writeEditedStatus(ctx, old, obj, res.Plan.Status, next.Spec, caller.Username, now)
+	return s.writeEditedStatus(ctx, old, obj, res.Plan.Status, res.Plan.Spec, caller.Username, now)
 }
 
 // writeEditedStatus writes the status of an edit whose spec is stored. If

@@ -288,7 +288,7 @@ func codeCases() []codeCase {
 		{name: "a Contributor creates an audit plan on a namespace", route: create, req: send("POST", "/api/v1/plans", "carol", newPlanJSON), want: 201,
 			check: func(t *testing.T, e *env, w *httptest.ResponseRecorder) {
 				p := e.plan("checkout-audit")
-				if p.Status.Phase != plan.PhaseScheduled || p.Spec.ApprovalMode != plan.ApprovalAutomatic || p.Annotations[createdByAnnotation] != "carol" {
+				if p.Status.Phase != plan.PhaseScheduled || p.Spec.ApprovalMode != plan.ApprovalAutomatic || p.Annotations[plan.CreatedByAnnotation] != "carol" {
 					t.Errorf("stored: phase %s, approval %s, annotations %v", p.Status.Phase, p.Spec.ApprovalMode, p.Annotations)
 				}
 				if w.Header().Get("Location") != "/api/v1/plans/checkout-audit" || len(p.Status.Timeline) == 0 || p.Status.Timeline[0].Actor != "carol" {

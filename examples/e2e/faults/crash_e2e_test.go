@@ -22,6 +22,7 @@ import (
 	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
@@ -132,8 +133,8 @@ func testCrash(t *testing.T, point operator.CrashPoint, truncate bool) {
 			return "phase " + string(getPlan(t, id).Status.Phase), false
 		case observedPhase(t, reportsDir, id) != plan.PhaseTerminated:
 			return "observed.json: " + string(observedPhase(t, reportsDir, id)), false
-		case planEvents(t, id, operator.EventReportWritten) != 1:
-			return "ReportWritten events: " + strconv.Itoa(planEvents(t, id, operator.EventReportWritten)), false
+		case planEvents(t, id, reconcile.EventReportWritten) != 1:
+			return "ReportWritten events: " + strconv.Itoa(planEvents(t, id, reconcile.EventReportWritten)), false
 		case truncate && planEvents(t, id, operator.EventFileRecovered) != 1:
 			return "FileRecovered events: " + strconv.Itoa(planEvents(t, id, operator.EventFileRecovered)), false
 		}
@@ -147,7 +148,7 @@ func testCrash(t *testing.T, point operator.CrashPoint, truncate bool) {
 	if files := reportFiles(t, reportsDir, id); len(files) != len(report.Formats()) {
 		t.Errorf("final report files %q, want one per format", files)
 	}
-	if n := planEvents(t, id, operator.EventReportWritten); n != 1 {
+	if n := planEvents(t, id, reconcile.EventReportWritten); n != 1 {
 		t.Errorf("%d ReportWritten events, want 1", n)
 	}
 	second.stop(t)

@@ -223,7 +223,7 @@ func createNamespace(t *testing.T, ns string) {
 func newPlan(id, ns string, mode plan.Mode, w window.Spec) *plan.ProtectionPlan {
 	return &plan.ProtectionPlan{
 		TypeMeta:   metav1.TypeMeta{APIVersion: plan.GroupVersion.String(), Kind: plan.Kind},
-		ObjectMeta: metav1.ObjectMeta{Name: id, Annotations: map[string]string{operator.CreatedByAnnotation: "e2e-author"}},
+		ObjectMeta: metav1.ObjectMeta{Name: id, Annotations: map[string]string{plan.CreatedByAnnotation: "e2e-author"}},
 		Spec: plan.Spec{
 			Name: "Faults " + id, Description: "end-to-end faults",
 			Scope: plan.Scope{Namespaces: []string{ns}}, Window: w, Mode: mode,

@@ -28,12 +28,12 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/telark/protectionplans/examples/operator/operator"
+	"github.com/telark/protectionplans/plan"
 )
 
 // Annotation is the annotation the guard protects: the operator's
 // CreatedByAnnotation (and the API server example's createdByAnnotation).
-const Annotation = operator.CreatedByAnnotation
+const Annotation = plan.CreatedByAnnotation
 
 // DefaultTrustedWriter is the user name of the API server example's service
 // account in its default release namespace, the one trusted writer the

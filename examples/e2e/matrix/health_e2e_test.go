@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -149,7 +149,7 @@ func testHealthRepairs(t *testing.T) {
 	// The operator said so on the plan: Kubernetes events and the timeline.
 	waitFor(t, 10*time.Second, "the repair events on the plan", func() (string, bool) {
 		reasons := planEventReasons(t, id)
-		for _, want := range []string{operator.EventPoliciesApplied, operator.EventFailureActionRestored, operator.EventPoliciesDeleted, string(plan.EventHealthChanged)} {
+		for _, want := range []string{reconcile.EventPoliciesApplied, reconcile.EventFailureActionRestored, reconcile.EventPoliciesDeleted, string(plan.EventHealthChanged)} {
 			if !slices.Contains(reasons, want) {
 				return fmt.Sprintf("no %s event in %v", want, reasons), false
 			}

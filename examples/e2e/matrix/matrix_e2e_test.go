@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/window"
@@ -58,7 +57,7 @@ func catalogNames() []string {
 func matrixPlan(id, display string, mode plan.Mode, sc plan.Scope, ex plan.Exclusions, templates ...string) *plan.ProtectionPlan {
 	p := &plan.ProtectionPlan{
 		TypeMeta:   metav1.TypeMeta{APIVersion: plan.GroupVersion.String(), Kind: plan.Kind},
-		ObjectMeta: metav1.ObjectMeta{Name: id, Annotations: map[string]string{operator.CreatedByAnnotation: "e2e-author"}},
+		ObjectMeta: metav1.ObjectMeta{Name: id, Annotations: map[string]string{plan.CreatedByAnnotation: "e2e-author"}},
 		Spec: plan.Spec{
 			Name: display + tgt.suffix, Description: "end-to-end matrix", Scope: sc, Exclusions: ex,
 			Window: window.Spec{Type: window.Permanent}, Mode: mode,

@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/internal/store"
-	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/violations"
@@ -288,7 +288,7 @@ func checkEmptyLedgers(t *testing.T, cases []*mcase, scopes []scope) {
 			t.Error(err)
 		}
 		reps := &unstructured.UnstructuredList{}
-		reps.SetGroupVersionKind(operator.PolicyReportListGVK)
+		reps.SetGroupVersionKind(kube.PolicyReportListGVK)
 		if err := s.c.List(t.Context(), reps, client.InNamespace(sc.ns)); err != nil {
 			t.Error(err)
 		}
