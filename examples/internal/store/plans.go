@@ -135,31 +135,3 @@ func (s *FS) RemovePlan(planID string) error {
 	s.mu.Unlock()
 	return nil
 }
-
-// Sweep removes the directories of plans that no longer exist, and of
-// plans recreated under the same ID (their record has another UID):
-// reports are deleted with their plan (R-T4). existing maps plan IDs to
-// UIDs. A plan whose record cannot be read, or has no UID, is kept. It
-// returns the plans removed.
-func Sweep(p Plans, existing map[string]types.UID) ([]string, error) {
-	ids, err := p.PlanIDs()
-	if err != nil {
-		return nil, err
-	}
-	var removed []string
-	var errs []error
-	for _, id := range ids {
-		if uid, ok := existing[id]; ok {
-			rec, found, err := p.RecordUID(id)
-			if err != nil || !found || rec == "" || rec == uid {
-				continue
-			}
-		}
-		if err := p.RemovePlan(id); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		removed = append(removed, id)
-	}
-	return removed, errors.Join(errs...)
-}

@@ -83,7 +83,7 @@ type Samples interface {
 }
 
 // Records keeps one opaque JSON record per plan (ObservedFile); a "uid"
-// field, when it has one, is what Sweep compares.
+// field, when it has one, is what reconcile.Sweep compares.
 type Records interface {
 	// LoadRecord decodes the plan's record into v, a non-nil pointer; found
 	// is false when the plan has none.

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
@@ -97,7 +98,7 @@ func TestFS_RefusesPlanIDsThatAreNotOnePathElement(t *testing.T) {
 	}
 }
 
-func TestSweep_DeletesReportsOfDeletedAndRecreatedPlans(t *testing.T) {
+func TestRemovePlan_TheSweepOfDeletedAndRecreatedPlans(t *testing.T) {
 	s := New(t.TempDir())
 	for id, uid := range map[string]types.UID{"kept": "u1", "deleted": "u2", "recreated": "old", "no-uid": ""} {
 		if err := s.SaveRecord(id, record{UID: uid}); err != nil {
@@ -110,14 +111,33 @@ func TestSweep_DeletesReportsOfDeletedAndRecreatedPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	removed, err := Sweep(s, map[string]types.UID{"kept": "u1", "recreated": "new", "no-uid": "u3", "without-a-directory": "u4"})
+	// reconcile.Sweep decides over what the store holds; the store removes.
+	stored := map[string]types.UID{}
+	ids, err := s.PlanIDs()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, id := range ids {
+		uid, _, err := s.RecordUID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored[id] = uid
+	}
+	var plans []*plan.ProtectionPlan
+	for id, uid := range map[string]types.UID{"kept": "u1", "recreated": "new", "no-uid": "u3", "without-a-directory": "u4"} {
+		plans = append(plans, &plan.ProtectionPlan{ObjectMeta: metav1.ObjectMeta{Name: id, UID: uid}})
+	}
+	removed := reconcile.Sweep(reconcile.SweepInput{Plans: plans, Stored: stored}).Remove
+	for _, id := range removed {
+		if err := s.RemovePlan(id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if !slices.Equal(removed, []string{"deleted", "recreated"}) {
 		t.Errorf("removed = %v, want deleted and recreated", removed)
 	}
-	ids, _ := s.PlanIDs()
+	ids, _ = s.PlanIDs()
 	if !slices.Equal(ids, []string{"kept", "no-uid"}) {
 		t.Errorf("plans left %v, want kept and no-uid", ids)
 	}
