@@ -13,31 +13,33 @@
 //
 // Only the leader reconciles, in one goroutine (ticker.go): on the tick
 // (PROTECTION_PLAN_TICK_INTERVAL_SEC), at the earliest next window edge of
-// any plan, and soon after a plan changed. A pass (reconcile.go) reads the
-// world once — the plans from the manager's cache; every plan's policies
-// in one list per policy kind of the target, selected by the existence of
-// the telark.io/protection-plan label; the namespaces; the members of
-// applications when a plan has an applications scope (resolve.go) — then,
-// for each plan:
+// any plan, and soon after a plan changed. A pass (reconcile.go) gathers,
+// lets package reconcile decide, and carries out:
 //
-//  1. plan.Create for a plan stored without status (kubectl apply; its
-//     approvalMode derived with approval.DeriveMode), else plan.Tick;
-//  2. for an active plan: resolve its scope, render.Render, health.Check
-//     with repairs, and carry out the actions (apply.go: server-side apply
-//     under FieldManager forcing ownership, failure-action merge patches,
-//     deletes with preconditions); for any other phase: delete whatever
-//     policies it still has. A plan that cannot be put in place (policy
-//     API missing, namespace gone, policies refused) goes through
-//     plan.Fail and is retried on the next tick;
-//  3. health.Record, and a status update (optimistic concurrency) only
-//     when the status changed (status.go): in the steady state a pass
-//     writes nothing;
-//  4. Kubernetes events for timeline events, repairs and failures;
-//  5. when a run ends or is canceled (report.FinalTrigger), a last
-//     checkpoint and the final report in every format (final.go).
-//
-// Every PROTECTION_PLAN_REPORT_CHECKPOINT_SEC the pass checkpoints the
-// plans' violations into their ledgers (checkpoint.go).
+//  1. gather once: the plans from the manager's cache, and through
+//     examples/internal/kube every plan's policies (one list per policy
+//     kind of the target, by the telark.io/protection-plan label), the
+//     namespaces, the release and excluded namespaces and the categories
+//     (the API server's settings, --release-namespace and
+//     --excluded-namespaces*), and the members of applications when a plan
+//     needs them;
+//  2. reconcile.Sweep: the policies and reports of deleted plans go;
+//  3. every PROTECTION_PLAN_REPORT_CHECKPOINT_SEC, a violations
+//     checkpoint into each plan's ledger (violations.Checkpoint);
+//  4. for each plan, reconcile.Decide: for a plan applied with kubectl,
+//     the spec completed and stored first, then validated as the server
+//     validates (an invalid plan fails with reason InvalidPlan naming the
+//     field and renders nothing); the lifecycle; the actions on its
+//     policies, carried out (apply.go: server-side apply under
+//     FieldManager forcing ownership, failure-action merge patches,
+//     deletes with preconditions) and decided again over what the writes
+//     returned; the status, written only when it changed (in the steady
+//     state a pass writes nothing); events with their severity; a health
+//     sample; the plan's record for the next pass;
+//  5. a final report that is due (recorded in the plan's status by the
+//     lifecycle step that ended the run): the last checkpoint with the
+//     run's policies, the report in every format under the ID derived
+//     from the run's end, then the status that says it is written.
 //
 // # Targets
 //
@@ -77,30 +79,26 @@
 //
 // The reports directory holds one directory per plan ID: ledger.json (the
 // violations.Ledger), health.json (the health samples of the runs),
-// observed.json (what the operator last saw of the plan: UID, phase, start
-// and the run's policies, so that a cancel stored by someone else, or a
-// restart, still produces exactly one final report) and the final reports
-// <plan>-<trigger>-<time>.{html,md,json,csv}. Every file is written to a
-// temporary file in the same directory, fsynced, renamed, and the
-// directory fsynced (examples/internal/store, shared with the server). The
-// three JSON files keep their previous generation (<file>.bak): one found
-// truncated or corrupt is replaced by it, with an error in the log and a
-// FileRecovered event on the plan.
+// observed.json (the plan's reconcile.Record: the run's policies and
+// applications, for the final report once they are withdrawn) and the
+// final reports <plan>-<trigger>-<run end>.{html,md,json,csv}. Every file
+// is written to a temporary file in the same directory, fsynced, renamed,
+// and the directory fsynced (examples/internal/store, shared with the
+// server). The three JSON files keep their previous generation
+// (<file>.bak): one found truncated or corrupt is replaced by it, with an
+// error in the log and a FileRecovered event on the plan.
 //
 // # Faults
 //
 // Every write can fail, and the process can die between any two. A write
 // that fails (429, 500, conflict, timeout) is decided again by the next
-// pass from what the cluster then holds; a failed status write leaves
-// observed.json behind, so the next pass takes the lifecycle step again.
-// The pass that ends a run is the one that must not lose anything
-// (final.go): it skips a final report already whole on disk (a process
-// that died after writing it), rewrites one written in part under the
-// same ID, and checkpoints the violations with the run's policies as
-// observed.json recorded them, so that events of policies an earlier,
-// unfinished pass withdrew still reach the ledger. The health samples
-// follow the checks, not the stored condition, so a sample recorded by a
-// pass whose status write failed is closed by the next one. Config.CrashAt
-// (crash.go, CrashEnvVar in the command) kills the process at a named
-// point of that pass, for the crash tests of examples/e2e/faults.
-package operator
+// pass from what the cluster then holds. The pass that ends a run is the
+// one that must not lose anything: the final report is due in the plan's
+// status until a status says it is written, so a pass cut short anywhere
+// is taken again by the next (on whichever replica leads), which skips a
+// report already whole on disk, rewrites one written in part under the
+// same ID, and checkpoints the violations with the run's policies as the
+// record kept them, so that events of policies an earlier, unfinished
+// pass withdrew still reach the ledger. Config.CrashAt (crash.go,
+// CrashEnvVar in the command) kills the process at a named point of that
+// pass, for the crash tests of examples/e2e/faults.
