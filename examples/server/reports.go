@@ -9,7 +9,7 @@ import (
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
-	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
 )
 
@@ -143,7 +143,7 @@ func (s *Server) generate(ctx context.Context, r *http.Request) (report.Meta, er
 		return report.Meta{}, errorf(http.StatusConflict, "this server keeps no reports (no --reports-dir)")
 	}
 	if err := report.CheckManual(p); err != nil {
-		return report.Meta{}, err
+		return report.Meta{}, err // before waiting for the limiter
 	}
 	release, err := s.Limiter.Acquire()
 	if err != nil {
@@ -154,7 +154,7 @@ func (s *Server) generate(ctx context.Context, r *http.Request) (report.Meta, er
 	if err != nil {
 		return report.Meta{}, err
 	}
-	rep, err := report.Build(in)
+	rep, err := reconcile.ManualReport(in)
 	if err != nil {
 		return report.Meta{}, err
 	}
@@ -170,35 +170,22 @@ func (s *Server) generate(ctx context.Context, r *http.Request) (report.Meta, er
 }
 
 // reportInput gathers a report's input: the plan, its resolved
-// applications, its live policies, the ledger merged with the events read
-// now, and the health samples the operator recorded.
-func (s *Server) reportInput(ctx context.Context, p *plan.ProtectionPlan) (report.Input, error) {
+// applications, its live policies, its ledger as of now and the health
+// samples the operator recorded.
+func (s *Server) reportInput(ctx context.Context, p *plan.ProtectionPlan) (reconcile.ManualInput, error) {
 	apps, err := s.resolveApplications(ctx, p)
 	if err != nil {
-		return report.Input{}, err
+		return reconcile.ManualInput{}, err
 	}
-	live, err := s.livePolicies(ctx, p.Name)
+	ledger, _, live, err := s.currentLedger(ctx, p)
 	if err != nil {
-		return report.Input{}, err
+		return reconcile.ManualInput{}, err
 	}
-	var policies []report.PolicyInfo
-	for _, o := range live {
-		target, _ := render.TargetOf(o)
-		policies = append(policies, report.PolicyInfo{Namespace: o.GetNamespace(), Name: o.GetName(),
-			Template: o.GetLabels()[render.LabelTemplate], Target: string(target)})
-	}
-	all, ledger, err := s.planViolationRecords(ctx, p)
-	if err != nil {
-		return report.Input{}, err
-	}
-	merged := ledger.Merge(all)
 	samples, err := s.files.LoadSamples(p.Name)
 	if err != nil {
 		s.Log.Warn("the plan's health samples cannot be read", "plan", p.Name, "err", err)
 	}
-	return report.Input{Plan: p, Applications: apps, Policies: policies, Health: samples,
-		Violations: merged.Violations, ViolationsTruncated: merged.Truncated, ViolationsDropped: merged.Dropped,
-		Trigger: report.TriggerManual, Now: s.now()}, nil
+	return reconcile.ManualInput{Plan: p, Applications: apps, Live: live, Ledger: ledger, Samples: samples, Now: s.now()}, nil
 }
 
 func (s *Server) downloadReport(w http.ResponseWriter, r *http.Request) {

@@ -6,8 +6,11 @@ import (
 	"slices"
 	"strconv"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/violations"
 )
 
@@ -72,13 +75,13 @@ func (s *Server) planViolations(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-// feed reads the ledger and the live events and pages them.
+// feed pages the plan's ledger as of now.
 func (s *Server) feed(ctx context.Context, p *plan.ProtectionPlan, q violations.Query) (feedView, error) {
-	all, ledger, err := s.planViolationRecords(ctx, p)
+	ledger, stored, _, err := s.currentLedger(ctx, p)
 	if err != nil {
 		return feedView{}, err
 	}
-	page, err := violations.Feed(all, q)
+	page, err := violations.Feed(ledger.Violations, q)
 	if err != nil {
 		return feedView{}, err
 	}
@@ -86,35 +89,33 @@ func (s *Server) feed(ctx context.Context, p *plan.ProtectionPlan, q violations.
 		page.Items = []violations.Violation{}
 	}
 	return feedView{Items: page.Items, NextCursor: page.NextCursor,
-		Ledger: ledgerView{Violations: len(ledger.Violations), Truncated: ledger.Truncated, Dropped: ledger.Dropped}}, nil
+		Ledger: ledgerView{Violations: len(stored.Violations), Truncated: stored.Truncated, Dropped: stored.Dropped}}, nil
 }
 
-// planViolationRecords returns the ledger's violations plus those of the
-// events read now (Feed and Merge count each decision once), and the
-// ledger.
-func (s *Server) planViolationRecords(ctx context.Context, p *plan.ProtectionPlan) ([]violations.Violation, violations.Ledger, error) {
-	ledger := violations.NewLedger(p.Name)
+// currentLedger is the plan's ledger as of now (reconcile.Current: the
+// stored ledger and the events read now, merged as a checkpoint would),
+// the stored ledger, and the plan's live policies.
+func (s *Server) currentLedger(ctx context.Context, p *plan.ProtectionPlan) (cur, stored violations.Ledger, live []*unstructured.Unstructured, err error) {
+	stored = violations.NewLedger(p.Name)
 	if s.files != nil {
-		var err error
-		if ledger, err = s.files.LoadLedger(p.Name); err != nil {
+		if stored, err = s.files.LoadLedger(p.Name); err != nil {
 			// A ledger the server cannot read is its own problem, not the
 			// caller's: 500, with the details in the log.
-			return nil, ledger, &internalError{err}
+			return cur, stored, nil, &internalError{err}
 		}
 	}
-	live, err := s.livePolicies(ctx, p.Name)
-	if err != nil {
-		return nil, ledger, err
+	if live, err = s.livePolicies(ctx, p.Name); err != nil {
+		return cur, stored, nil, err
 	}
 	events, err := s.policyViolationEvents(ctx, live)
 	if err != nil {
-		return nil, ledger, err
+		return cur, stored, nil, err
 	}
-	batch, err := violations.FromEvents(violations.IndexPolicies(live), events)
+	cur, err = reconcile.Current(stored, live, events)
 	if err != nil {
 		s.Log.Warn("some PolicyViolation events could not be read", "plan", p.Name, "err", err)
 	}
-	return append(slices.Clone(ledger.Violations), batch.Violations...), ledger, nil
+	return cur, stored, live, nil
 }
 
 // internalError hides a library error's own code where the fault is the
