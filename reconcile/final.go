@@ -115,7 +115,7 @@ func Namespaces(objs []*unstructured.Unstructured) []string {
 // short after writing it): it is not written twice. One found in part is
 // written again under the same ID.
 func (f *Final) Report(p *plan.ProtectionPlan, ledger violations.Ledger, samples []report.HealthSample, names []string, now time.Time) (rep report.Report, write bool, err error) {
-	if Whole(f.ID, names) {
+	if report.Whole(f.ID, names) {
 		return report.Report{ID: f.ID}, false, nil
 	}
 	rep, err = report.Build(report.Input{
@@ -124,16 +124,6 @@ func (f *Final) Report(p *plan.ProtectionPlan, ledger violations.Ledger, samples
 		Trigger: f.Trigger, Now: now,
 	})
 	return rep, err == nil, err
-}
-
-// Whole reports whether names hold report id in every format.
-func Whole(id string, names []string) bool {
-	for _, ft := range report.Formats() {
-		if !slices.Contains(names, report.FileName(id, ft)) {
-			return false
-		}
-	}
-	return true
 }
 
 // MarkWritten returns p with its final report recorded as written under

@@ -7,7 +7,7 @@ import (
 	"github.com/telark/protectionplans/report"
 )
 
-func TestWritten(t *testing.T) {
+func TestWhole(t *testing.T) {
 	at := time.Date(2026, 12, 25, 6, 0, 0, 0, time.UTC)
 	id := report.DefaultID("xmas", report.TriggerEnd, at)
 	all := func(id string) []string {
@@ -17,25 +17,19 @@ func TestWritten(t *testing.T) {
 		}
 		return out
 	}
-	later := report.DefaultID("xmas", report.TriggerEnd, at.Add(time.Minute))
-	for _, tc := range []struct {
-		name      string
-		files     []string
-		wantID    string
-		wantWhole bool
+	cases := map[string]struct {
+		files []string
+		want  bool
 	}{
-		{"no report of the trigger: nothing written", []string{"ledger.json", "health.json", "observed.json"}, "", false},
-		{"a report in every format is whole", append(all(id), "ledger.json"), id, true},
-		{"a report missing a format is found in part", all(id)[:2], id, false},
-		{"a manual report or another plan's is not the final one",
-			append(all(report.DefaultID("xmas", report.TriggerManual, at)), all(report.DefaultID("xmas-eve", report.TriggerEnd, at))...), "", false},
-		{"of two, the more complete wins", append(all(later), all(id)[:1]...), later, true},
-		{"of two as complete, the earlier wins", append(all(later)[:1], all(id)[:1]...), id, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			gotID, whole := report.Written("xmas", report.TriggerEnd, tc.files)
-			if gotID != tc.wantID || whole != tc.wantWhole {
-				t.Fatalf("Written = %q, %v; want %q, %v", gotID, whole, tc.wantID, tc.wantWhole)
+		"no report: not whole":                          {[]string{"ledger.json", "health.json", "observed.json"}, false},
+		"a report in every format is whole":             {append(all(id), "ledger.json"), true},
+		"a report missing a format is only in part":     {all(id)[:2], false},
+		"another report in every format does not count": {all(report.DefaultID("xmas", report.TriggerEnd, at.Add(time.Minute))), false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := report.Whole(id, tc.files); got != tc.want {
+				t.Errorf("Whole = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -54,17 +54,6 @@ func (s *FS) Names(planID string) ([]string, error) {
 	return names, nil
 }
 
-// FinalReport finds the report of trigger trig that the plan's directory
-// already holds, whole or in part (report.Written).
-func (s *FS) FinalReport(planID string, trig report.Trigger) (string, bool, error) {
-	names, err := s.Names(planID)
-	if err != nil {
-		return "", false, err
-	}
-	id, whole := report.Written(planID, trig, names)
-	return id, whole, nil
-}
-
 // WriteReport writes r in every format as <plan dir>/<report ID>.<ext>,
 // the JSON last, and returns the paths written.
 func (s *FS) WriteReport(r report.Report) ([]string, error) {

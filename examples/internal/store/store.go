@@ -110,10 +110,6 @@ type Reports interface {
 	// PruneReports deletes the plan's on-demand reports beyond the newest
 	// report.KeepManual (final reports are kept) and returns them.
 	PruneReports(planID string) ([]report.Deletion, error)
-	// FinalReport finds the plan's report by trigger trig with a default
-	// ID (report.Written): its ID ("" when there is none) and whether
-	// every format of it is there.
-	FinalReport(planID string, trig report.Trigger) (id string, whole bool, err error)
 }
 
 // Plans lists and removes plans' directories.

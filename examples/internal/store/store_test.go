@@ -549,43 +549,8 @@ func TestFS_PruneReportsKeepsFinalReports(t *testing.T) {
 			t.Errorf("%s left behind", n)
 		}
 	}
-	if id, whole, err := s.FinalReport("shop", report.TriggerCancel); err != nil || id != final.ID || !whole {
-		t.Errorf("the final report: %q, whole %v, %v", id, whole, err)
-	}
-}
-
-func TestFS_FinalReport(t *testing.T) {
-	tests := []struct {
-		name      string
-		remove    []report.Format // of the report written
-		trigger   report.Trigger
-		wantFound bool
-		wantWhole bool
-	}{
-		{name: "a report in every format is whole", trigger: report.TriggerEnd, wantFound: true, wantWhole: true},
-		{name: "a report missing its JSON and CSV is found in part", remove: []report.Format{report.JSON, report.CSV}, trigger: report.TriggerEnd, wantFound: true},
-		{name: "a report by another trigger is not found", trigger: report.TriggerCancel},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := New(t.TempDir())
-			r := writeReport(t, s, testPlan("shop", "", start), report.TriggerEnd, start.Add(time.Hour))
-			for _, f := range tt.remove {
-				if err := os.Remove(filepath.Join(s.Dir(), "shop", report.FileName(r.ID, f))); err != nil {
-					t.Fatal(err)
-				}
-			}
-			id, whole, err := s.FinalReport("shop", tt.trigger)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (id == r.ID) != tt.wantFound || whole != tt.wantWhole {
-				t.Errorf("FinalReport = %q, %v; want found %v, whole %v", id, whole, tt.wantFound, tt.wantWhole)
-			}
-		})
-	}
-	if id, whole, err := New(t.TempDir()).FinalReport("new", report.TriggerEnd); id != "" || whole || err != nil {
-		t.Errorf("a plan without a directory: %q, %v, %v", id, whole, err)
+	if !report.Whole(final.ID, names) {
+		t.Errorf("the final report %s is not whole: %v", final.ID, names)
 	}
 }
 

@@ -102,3 +102,4 @@
 // pass withdrew still reach the ledger. Config.CrashAt (crash.go,
 // CrashEnvVar in the command) kills the process at a named point of that
 // pass, for the crash tests of examples/e2e/faults.
+package operator
