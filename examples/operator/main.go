@@ -26,7 +26,7 @@ import (
 
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
-	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	timing, err := plan.LoadConfig(os.LookupEnv)
+	timing, err := reconcile.LoadTiming(os.LookupEnv)
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
 )
 
@@ -68,7 +69,7 @@ func TestE2E_CreateRefuseFeedCancelReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	op, err := operator.New(operator.Config{ReportsDir: reportsDir, InstallCRD: true, Log: logr.Discard(),
-		Timing: plan.Config{TickInterval: time.Second, ReportCheckpoint: 10 * time.Second}}, mgr)
+		Timing: reconcile.Timing{TickInterval: time.Second, ReportCheckpoint: 10 * time.Second}}, mgr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/window"
@@ -258,8 +259,8 @@ func startInProcess(t *testing.T, dir string, ft *faultTransport) (*operator.Ope
 	t.Helper()
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { ft.next = rt; return ft })
-	timing, err := plan.LoadConfig(func(k string) (string, bool) {
-		v, ok := map[string]string{plan.EnvTickInterval: "2", plan.EnvReportCheckpoint: "3300"}[k]
+	timing, err := reconcile.LoadTiming(func(k string) (string, bool) {
+		v, ok := map[string]string{reconcile.EnvTickInterval: "2", reconcile.EnvReportCheckpoint: "3300"}[k]
 		return v, ok
 	})
 	if err != nil {

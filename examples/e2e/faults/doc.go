@@ -34,7 +34,7 @@
 //     long until both plans refuse again once it is back.
 //
 // The operator runs with a 2 s tick and one checkpoint per process (the
-// longest period plan.LoadConfig accepts), so that the violations of a run
+// longest period reconcile.LoadTiming accepts), so that the violations of a run
 // reach its ledger only through the final checkpoint, the one a crash
 // interrupts. Each test has its namespaces and plans (namespace deletion
 // never finishes without a controller-manager); one operator runs at a

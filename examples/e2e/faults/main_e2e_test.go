@@ -27,6 +27,7 @@ import (
 	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/window"
 )
@@ -126,8 +127,8 @@ func startCommand(t *testing.T, reportsDir, logPath string, extraEnv ...string) 
 		"--health-probe-bind-address=0",
 	)
 	cmd.Env = append(cmd.Environ(),
-		plan.EnvTickInterval+"=2",
-		plan.EnvReportCheckpoint+"=3300", // the first pass of a process, then the final ones
+		reconcile.EnvTickInterval+"=2",
+		reconcile.EnvReportCheckpoint+"=3300", // the first pass of a process, then the final ones
 	)
 	cmd.Env = append(cmd.Env, extraEnv...)
 	cmd.Stdout, cmd.Stderr = log, log

@@ -25,7 +25,7 @@ import (
 
 	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
-	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -33,7 +33,7 @@ import (
 const tick = 2 * time.Second
 
 // checkpointEvery is its checkpoint period (PROTECTION_PLAN_REPORT_CHECKPOINT_SEC;
-// 10 s is the smallest plan.LoadConfig accepts).
+// 10 s is the smallest reconcile.LoadTiming accepts).
 const checkpointEvery = 10 * time.Second
 
 // leaseNamespace holds the operator's leader election Lease.
@@ -198,15 +198,15 @@ func startOperator(ctx context.Context, target render.Target, dir string) (*opRu
 }
 
 // newOperator builds an operator as cmd/operator does, with
-// plan.LoadConfig reading the test's environment: tick 2 s, checkpoints
+// reconcile.LoadTiming reading the test's environment: tick 2 s, checkpoints
 // every 10 s. Every request of its clients goes through w.
 func newOperator(env *harness.Env, target render.Target, reportsDir string, w *writeCounter, logPath string, metricsAddr *string) (manager.Manager, *operator.Operator, error) {
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &countingTransport{next: rt, w: w} })
-	timing, err := plan.LoadConfig(func(k string) (string, bool) {
+	timing, err := reconcile.LoadTiming(func(k string) (string, bool) {
 		v, ok := map[string]string{
-			plan.EnvTickInterval:     strconv.Itoa(int(tick / time.Second)),
-			plan.EnvReportCheckpoint: strconv.Itoa(int(checkpointEvery / time.Second)),
+			reconcile.EnvTickInterval:     strconv.Itoa(int(tick / time.Second)),
+			reconcile.EnvReportCheckpoint: strconv.Itoa(int(checkpointEvery / time.Second)),
 		}[k]
 		return v, ok
 	})

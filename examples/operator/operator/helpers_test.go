@@ -27,6 +27,7 @@ import (
 
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/window"
 )
@@ -208,7 +209,7 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 		Build()
 	cfg, err := Config{
 		Target: fc.target, Compact: fc.compact, ReportsDir: f.dir, Clock: f.clock,
-		Timing: plan.Config{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second},
+		Timing: reconcile.Timing{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second},
 	}.withDefaults()
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -42,9 +43,9 @@ type Config struct {
 	// ledger.json, health.json, observed.json and the final reports.
 	// Required.
 	ReportsDir string
-	// Timing is the tick and checkpoint periods, as plan.LoadConfig reads
+	// Timing is the tick and checkpoint periods, as reconcile.LoadTiming reads
 	// them from the environment. Zero fields take the defaults.
-	Timing plan.Config
+	Timing reconcile.Timing
 	// Approval derives spec.approvalMode of plans created without one
 	// (kubectl apply). The zero value is the documented default.
 	Approval approval.Config
@@ -83,10 +84,10 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	cfg.ReportsDir = abs
 	if cfg.Timing.TickInterval <= 0 {
-		cfg.Timing.TickInterval = plan.DefaultTickInterval
+		cfg.Timing.TickInterval = reconcile.DefaultTickInterval
 	}
 	if cfg.Timing.ReportCheckpoint <= 0 {
-		cfg.Timing.ReportCheckpoint = plan.DefaultReportCheckpoint
+		cfg.Timing.ReportCheckpoint = reconcile.DefaultReportCheckpoint
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.RealClock{}

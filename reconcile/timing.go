@@ -1,4 +1,4 @@
-package plan
+package reconcile
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Environment variables LoadConfig reads.
+// Environment variables LoadTiming reads.
 const (
 	// EnvTickInterval is how often, in seconds, the operator ticks.
 	EnvTickInterval = "PROTECTION_PLAN_TICK_INTERVAL_SEC"
@@ -31,8 +31,8 @@ const (
 	MaxReportCheckpoint = 55 * time.Minute
 )
 
-// Config is the operator's timing.
-type Config struct {
+// Timing is how often a controller passes and checkpoints.
+type Timing struct {
 	// TickInterval is the period of the lifecycle tick (default 31s).
 	TickInterval time.Duration
 	// ReportCheckpoint is the period of violation checkpoints (default
@@ -40,18 +40,18 @@ type Config struct {
 	ReportCheckpoint time.Duration
 }
 
-// LoadConfig reads the configuration through lookup (os.LookupEnv in a
+// LoadTiming reads the configuration through lookup (os.LookupEnv in a
 // main package; a map in tests). An unset or empty variable takes its
 // default. A value must be a whole number of seconds within its bounds
 // (surrounding spaces are ignored). Every bad variable is reported, each
-// as a *ConfigError naming the variable and quoting the value.
-func LoadConfig(lookup func(string) (string, bool)) (Config, error) {
+// as a *TimingError naming the variable and quoting the value.
+func LoadTiming(lookup func(string) (string, bool)) (Timing, error) {
 	tick, err1 := seconds(lookup, EnvTickInterval, DefaultTickInterval, MinTickInterval, MaxTickInterval)
 	ckpt, err2 := seconds(lookup, EnvReportCheckpoint, DefaultReportCheckpoint, MinReportCheckpoint, MaxReportCheckpoint)
 	if err := errors.Join(err1, err2); err != nil {
-		return Config{}, err
+		return Timing{}, err
 	}
-	return Config{TickInterval: tick, ReportCheckpoint: ckpt}, nil
+	return Timing{TickInterval: tick, ReportCheckpoint: ckpt}, nil
 }
 
 func seconds(lookup func(string) (string, bool), name string, def, lo, hi time.Duration) (time.Duration, error) {
@@ -62,18 +62,18 @@ func seconds(lookup func(string) (string, bool), name string, def, lo, hi time.D
 	}
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, &ConfigError{Variable: name, Value: raw, Reason: "must be a positive whole number of seconds"}
+		return 0, &TimingError{Variable: name, Value: raw, Reason: "must be a positive whole number of seconds"}
 	}
 	d := time.Duration(n) * time.Second
 	if n > int64(hi/time.Second) || d < lo {
-		return 0, &ConfigError{Variable: name, Value: raw,
+		return 0, &TimingError{Variable: name, Value: raw,
 			Reason: fmt.Sprintf("must be between %d and %d seconds", int64(lo/time.Second), int64(hi/time.Second))}
 	}
 	return d, nil
 }
 
-// ConfigError is a bad configuration variable.
-type ConfigError struct {
+// TimingError is a bad configuration variable.
+type TimingError struct {
 	// Variable is the environment variable's name.
 	Variable string
 	// Value is the value as given.
@@ -82,6 +82,6 @@ type ConfigError struct {
 	Reason string
 }
 
-func (e *ConfigError) Error() string {
+func (e *TimingError) Error() string {
 	return fmt.Sprintf("%s=%q: %s", e.Variable, e.Value, e.Reason)
 }

@@ -1,4 +1,4 @@
-package plan
+package reconcile
 
 import (
 	"errors"
@@ -8,26 +8,26 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestLoadConfig(t *testing.T) {
+func TestLoadTiming(t *testing.T) {
 	cases := map[string]struct {
 		env  map[string]string
-		want Config
+		want Timing
 		errs []string
 	}{
 		"nothing set gives a 31 s tick and a 15 min checkpoint": {
-			want: Config{TickInterval: 31 * time.Second, ReportCheckpoint: 15 * time.Minute},
+			want: Timing{TickInterval: 31 * time.Second, ReportCheckpoint: 15 * time.Minute},
 		},
 		"empty values take the defaults": {
 			env:  map[string]string{EnvTickInterval: "", EnvReportCheckpoint: " "},
-			want: Config{TickInterval: 31 * time.Second, ReportCheckpoint: 15 * time.Minute},
+			want: Timing{TickInterval: 31 * time.Second, ReportCheckpoint: 15 * time.Minute},
 		},
 		"both values are read as seconds": {
 			env:  map[string]string{EnvTickInterval: "10", EnvReportCheckpoint: " 300 "},
-			want: Config{TickInterval: 10 * time.Second, ReportCheckpoint: 5 * time.Minute},
+			want: Timing{TickInterval: 10 * time.Second, ReportCheckpoint: 5 * time.Minute},
 		},
 		"the bounds themselves are accepted": {
 			env:  map[string]string{EnvTickInterval: "3600", EnvReportCheckpoint: "10"},
-			want: Config{TickInterval: time.Hour, ReportCheckpoint: 10 * time.Second},
+			want: Timing{TickInterval: time.Hour, ReportCheckpoint: 10 * time.Second},
 		},
 		"a value that is not a positive whole number is refused, quoted": {
 			env: map[string]string{EnvTickInterval: "31s", EnvReportCheckpoint: "-5"},
@@ -54,12 +54,12 @@ func TestLoadConfig(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := LoadConfig(func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
+			got, err := LoadTiming(func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
 			var msgs []string
 			for _, e := range unjoin(err) {
-				var ce *ConfigError
+				var ce *TimingError
 				if !errors.As(e, &ce) {
-					t.Fatalf("%v is not a *ConfigError", e)
+					t.Fatalf("%v is not a *TimingError", e)
 				}
 				msgs = append(msgs, ce.Error())
 			}
