@@ -25,6 +25,8 @@
 //   - violations: Kyverno events and policy reports into violation records,
 //     the feed, and the per-plan ledger that outlives events.
 //   - report: the record of a plan's run in HTML, Markdown, JSON and CSV.
+//   - reconcile: every decision of a controller's pass over a plan, and a
+//     server's create and edit pipelines, over the packages above.
 //
 // # Purity
 //

@@ -21,7 +21,7 @@
 //   - The lifecycle (R-P6, R-P7): Create, Tick, Cancel, Reactivate, Edit,
 //     Duplicate and Fail, each returning a Result (the new plan, the events
 //     appended, the next window edge) or a *ActionError.
-//   - Categories (R-P9) and LoadConfig (the operator's timing).
+//   - Categories (R-P9).
 //
 // Approval decisions belong to package approval, rendering to package
 // render; plan imports neither.
