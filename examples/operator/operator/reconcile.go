@@ -172,15 +172,15 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		out = reconcile.Decide(in)
 	}
 	ending := out.Plan.Status.FinalReport.Due() && !in.Plan.Status.FinalReport.Due()
+	if ending {
+		r.crashAt(CrashBeforePolicyWrites)
+	}
 	if len(out.Actions) > 0 {
-		if ending {
-			r.crashAt(CrashBeforePolicyWrites)
-		}
 		in.Carried = reconcile.CarryOut(out.Actions, r.do(ctx))
 		out = reconcile.Decide(in)
-		if ending {
-			r.crashAt(CrashAfterPolicyWrites)
-		}
+	}
+	if ending {
+		r.crashAt(CrashAfterPolicyWrites)
 	}
 	if out.Retry != nil {
 		log.Info("the plan waits for the next pass", "reason", out.Retry.Error())
