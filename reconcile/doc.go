@@ -35,6 +35,12 @@
 // Decide runs the same validation on a plan that reached the cluster
 // without a server.
 //
+// Offline decides the same things for a tool without a cluster (a CI
+// linter, the example protectctl): whether a server would create a plan
+// file (Lint), the plan an operator would hold at an instant (Preview),
+// and the report of its run from a ledger (Report), against what a
+// snapshot of the cluster says.
+//
 // # Final reports, exactly once
 //
 // The lifecycle records a final report as due in the plan's status when a
