@@ -293,7 +293,11 @@ func TestReport_UsesTheStoredStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	christmas := mustTime(t, "2026-12-25T14:00:00+01:00")
-	running, err := simulateRun(p, violations.Ledger{}, christmas.Add(-2*time.Hour))
+	off, err := (&clusterFlags{}).offline(&app{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, err := off.SimulateRun(p, violations.Ledger{}, christmas.Add(-2*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,12 +81,13 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 			if err != nil {
 				return err
 			}
-			d, err := render.Explain(pv.input(target), req)
+			tgt := render.Target(target.target)
+			d, err := render.Explain(pv.Input(tgt, target.compact), req)
 			if err != nil {
-				return renderError(file, render.Target(target.target), err)
+				return renderError(file, tgt, err)
 			}
-			ex := explanation{Verdict: decisionWord(d), Plan: pv.plan.Name, Phase: pv.plan.Status.Phase,
-				Now: t, Request: describeRequest(req), Target: render.Target(target.target), Decision: d}
+			ex := explanation{Verdict: d.Verdict(), Plan: pv.Plan.Name, Phase: pv.Plan.Status.Phase,
+				Now: t, Request: req.Summary(), Target: tgt, Decision: d}
 			if err := printExplanation(a.stdout, output, ex); err != nil {
 				return err
 			}
@@ -108,42 +109,13 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 	return c
 }
 
-func decisionWord(d render.Decision) string {
-	switch {
-	case d.Blocked:
-		return "blocked"
-	case d.Audited:
-		return "audited"
-	}
-	return "admitted"
-}
-
-func describeRequest(r render.Request) string {
-	name := r.Name
-	if name == "" {
-		for _, o := range []map[string]any{r.Object, r.OldObject} {
-			if md, ok := o["metadata"].(map[string]any); ok {
-				if n, ok := md["name"].(string); ok && n != "" {
-					name = n
-					break
-				}
-			}
-		}
-	}
-	s := fmt.Sprintf("%s %s %s/%s", r.Operation, r.Kind.Kind, r.Namespace, name)
-	if r.Subresource != "" {
-		s += " (" + r.Subresource + ")"
-	}
-	return s + " by " + r.UserInfo.Username
-}
-
 func printExplanation(w io.Writer, format string, ex explanation) error {
 	switch format {
 	case "yaml", "json":
 		return printObject(w, format, ex)
 	case "table":
 		tw := newTable(w, "DECISION", "TEMPLATE", "POLICY", "MESSAGE", "REASON")
-		tw.row(ex.Verdict, dash(ex.Template), dash(ex.policyRef()), dash(ex.Message), ex.Reason)
+		tw.row(ex.Verdict, dash(ex.Template), dash(ex.PolicyRef(ex.Target)), dash(ex.Message), ex.Reason)
 		return tw.flush()
 	}
 	tw := newTable(w, "Decision:", ex.Verdict)
@@ -151,20 +123,12 @@ func printExplanation(w io.Writer, format string, ex explanation) error {
 	tw.row("Plan:", fmt.Sprintf("%s (%s at %s)", ex.Plan, ex.Phase, ex.Now.Format(time.RFC3339)))
 	if ex.Template != "" {
 		tw.row("Template:", ex.Template)
-		tw.row("Policy:", ex.policyRef())
+		tw.row("Policy:", ex.PolicyRef(ex.Target))
 		tw.row("Rule:", ex.Rule)
 		tw.row("Message:", ex.Message)
 	}
 	tw.row("Reason:", ex.Reason)
 	return tw.flush()
-}
-
-// policyRef is "namespace/policy".
-func (ex explanation) policyRef() string {
-	if ex.Policy == "" || ex.Target == render.TargetVAP { // a VAP is cluster-scoped
-		return ex.Policy
-	}
-	return ex.Namespace + "/" + ex.Policy
 }
 
 func dash(s string) string {

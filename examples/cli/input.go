@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
 )
 
 // readFile reads a file named by a flag; "-" is standard input. A file
@@ -101,4 +102,26 @@ func (a *app) loadSnapshot(name string) (plan.ClusterSnapshot, error) {
 		return snap, &exitError{code: exitUsage, err: fmt.Errorf("--cluster %w", fileError(name, err))}
 	}
 	return snap, nil
+}
+
+// loadRequest reads --request: an AdmissionReview or a small request
+// (render.DecodeRequest). Anything wrong with it is a usage error.
+func (a *app) loadRequest(name string) (render.Request, error) {
+	data, err := a.readFile("--request", name)
+	if err != nil {
+		return render.Request{}, err
+	}
+	req, err := render.DecodeRequest(data, plan.WithFormat(formatOf(name)))
+	var re *render.RequestError
+	switch {
+	case err == nil:
+		return req, nil
+	case !errors.As(err, &re):
+		err = fileError(name, err)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, name) {
+		msg = name + ": " + msg
+	}
+	return req, usageErrorf("--request %s", msg)
 }

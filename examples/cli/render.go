@@ -62,12 +62,12 @@ instead of one per template; messages stay per template.`,
 			if err != nil {
 				return err
 			}
-			res, err := render.Render(pv.input(target))
+			res, err := render.Render(pv.Input(render.Target(target.target), target.compact))
 			if err != nil {
 				return renderError(file, render.Target(target.target), err)
 			}
 			if len(res.Policies) == 0 {
-				fmt.Fprintf(a.stderr, "protectctl: no policies: %s\n", pv.phaseNote())
+				fmt.Fprintf(a.stderr, "protectctl: no policies: %s\n", pv.Note())
 				if output == "yaml" {
 					return nil
 				}

@@ -9,18 +9,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/telark/protectionplans/plan"
-	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/violations"
-	"github.com/telark/protectionplans/window"
 )
-
-// maxEdges bounds the simulated run: ticks at this many window edges at
-// most (two a day for a nightly window is about 14 years).
-const maxEdges = 10000
 
 func (a *app) reportCmd() *cobra.Command {
 	var (
@@ -128,113 +122,24 @@ func (a *app) loadLedger(name string) (violations.Ledger, error) {
 	return l, nil
 }
 
-// reportInput gathers what report.Build takes: the plan at now (stored or
-// simulated), its applications, the policies it deployed and the ledger.
+// reportInput is what report.Build takes (reconcile.Offline.Report): the
+// plan as stored, or its run simulated, with its ledger and the cluster
+// the flags give.
 func (a *app) reportInput(file string, ledger violations.Ledger, cf *clusterFlags, trig report.Trigger, now time.Time) (report.Input, error) {
 	p, err := a.loadPlan(file)
 	if err != nil {
 		return report.Input{}, err
 	}
-	if ledger.Plan != "" && ledger.Plan != p.Name {
-		return report.Input{}, usageErrorf("--ledger: the ledger is plan %q's, not %q's", ledger.Plan, p.Name)
-	}
-	snap, err := cf.load(a)
+	off, err := cf.offline(a)
 	if err != nil {
 		return report.Input{}, err
 	}
-	spec := p.DeepCopy()
-	spec.Status = plan.Status{}
-	plan.Defaults(spec, now)
-	if err := checkPlan(file, spec, snap.env(time.Time{}, false)); err != nil {
-		return report.Input{}, err
+	in, err := off.Report(p, ledger, trig, now)
+	var le *reconcile.LedgerPlanError
+	if errors.As(err, &le) {
+		return in, usageErrorf("--ledger: %v", err)
 	}
-	if p.Status.Phase == "" {
-		if p, err = simulateRun(p, ledger, now); err != nil {
-			return report.Input{}, failedf("%s: %v (%d)", file, err, plan.CodeOf(err))
-		}
-	}
-	if trig == "" {
-		trig = triggerOf(p.Status.Phase)
-	}
-	in := report.Input{
-		Plan: p, Applications: snap.applications(p), Trigger: trig, Now: now,
-		Violations: ledger.Violations, ViolationsTruncated: ledger.Truncated, ViolationsDropped: ledger.Dropped,
-	}
-	in.Policies = deployedPolicies(spec, in.Applications, p.Status.StartedAt)
-	return in, nil
-}
-
-func triggerOf(ph plan.Phase) report.Trigger {
-	switch ph {
-	case plan.PhaseTerminated:
-		return report.TriggerEnd
-	case plan.PhaseCanceled:
-		return report.TriggerCancel
-	}
-	return report.TriggerManual
-}
-
-// simulateRun returns the plan as the operator would hold it at now: created
-// when its run began (see runStart), approved at once if it requires
-// approval, and ticked at every window edge since.
-func simulateRun(p *plan.ProtectionPlan, ledger violations.Ledger, now time.Time) (*plan.ProtectionPlan, error) {
-	w, err := window.Parse(p.Spec.Window)
-	if err != nil {
-		return nil, err
-	}
-	created := runStart(p, w, ledger, now)
-	res, err := createApproved(p, created, true)
-	if err != nil {
-		return nil, err
-	}
-	for i := 0; i < maxEdges && res.NextEdge != nil && !res.NextEdge.After(now); i++ {
-		res = plan.Tick(res.Plan, *res.NextEdge)
-	}
-	return plan.Tick(res.Plan, now).Plan, nil
-}
-
-// runStart is when a plan file without a status is taken to have been
-// created: its window's start, or the start of the interval holding its
-// oldest violation, or now.
-func runStart(p *plan.ProtectionPlan, w *window.Window, ledger violations.Ledger, now time.Time) time.Time {
-	if s := p.Spec.Window.StartAt; s != nil && !s.After(now) {
-		return s.Time
-	}
-	oldest := now
-	for _, v := range ledger.Violations {
-		for _, t := range []time.Time{v.FirstSeen, v.Timestamp} {
-			if !t.IsZero() && t.Before(oldest) {
-				oldest = t
-			}
-		}
-	}
-	if iv, ok := w.Containing(oldest); ok && !iv.OpenStart && !iv.Start.IsZero() {
-		return iv.Start
-	}
-	return oldest
-}
-
-// deployedPolicies are the policies the plan had when its run started: a
-// render of its spec created at that instant. None when it never started
-// or cannot be rendered (an applications scope without --cluster).
-func deployedPolicies(spec *plan.ProtectionPlan, apps []plan.Application, started *metav1.Time) []report.PolicyInfo {
-	if started == nil {
-		return nil
-	}
-	res, err := createApproved(spec.DeepCopy(), started.Time, true)
-	if err != nil {
-		return nil
-	}
-	r, err := render.Render(render.Input{Plan: res.Plan, Applications: apps, Now: started.Time})
-	if err != nil {
-		return nil
-	}
-	var out []report.PolicyInfo
-	for _, pol := range r.Policies {
-		out = append(out, report.PolicyInfo{Namespace: pol.Namespace, Name: pol.Name,
-			Template: pol.Template, Target: string(pol.Target)})
-	}
-	return out
+	return in, planError(file, err)
 }
 
 // writeOutput writes to the file a flag names, or to standard output for

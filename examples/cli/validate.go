@@ -1,15 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 )
 
 // validation is validate's answer, as -o yaml and -o json print it.
@@ -21,74 +20,8 @@ type validation struct {
 	Code int `json:"code"`
 	// ClusterChecked says whether the checks that need a cluster
 	// (namespaces, applications, names) ran: --cluster or --namespaces.
-	ClusterChecked bool      `json:"clusterChecked"`
-	Problems       []problem `json:"problems,omitempty"`
-}
-
-// problem is one thing wrong with a plan, with its field path.
-type problem struct {
-	// Field is the path, e.g. spec.scope.namespaces[1]; empty when the
-	// problem has none (a body that is not YAML).
-	Field string `json:"field,omitempty"`
-	// Type is the field error type (FieldValueInvalid, ...), or Decode.
-	Type string `json:"type"`
-	// Code is the HTTP-like code of this problem alone.
-	Code int `json:"code"`
-	// Detail says what is wrong.
-	Detail string `json:"detail"`
-	// Line is the line of the file, when the decoder knows it.
-	Line int `json:"line,omitempty"`
-}
-
-// line writes a problem as "spec.x.y: detail (400)".
-func (p problem) line() string {
-	s := p.Detail
-	if p.Field != "" {
-		s = p.Field + ": " + s
-	}
-	if p.Line > 0 {
-		s = fmt.Sprintf("line %d: %s", p.Line, s)
-	}
-	return fmt.Sprintf("%s (%d)", s, p.Code)
-}
-
-func problemLines(ps []problem) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.line()
-	}
-	return out
-}
-
-// problemsOf lists the problems of an error from the library: every field
-// error of a *plan.ValidationError, every problem of a *plan.DecodeError,
-// the field of a *plan.ActionError, or the error itself.
-func problemsOf(err error) []problem {
-	var ve *plan.ValidationError
-	var de *plan.DecodeError
-	var ae *plan.ActionError
-	switch {
-	case errors.As(err, &ve):
-		out := make([]problem, len(ve.Errs))
-		for i, fe := range ve.Errs {
-			out[i] = problem{Field: fe.Field, Type: string(fe.Type), Detail: fe.ErrorBody(),
-				Code: plan.CodeOf(&plan.ValidationError{Errs: field.ErrorList{fe}})}
-		}
-		return out
-	case errors.As(err, &de):
-		out := make([]problem, len(de.Problems))
-		for i, p := range de.Problems {
-			out[i] = problem{Type: "Decode", Code: de.HTTPCode(), Field: p.Field, Detail: p.Message(), Line: de.Line}
-		}
-		return out
-	case errors.As(err, &ae):
-		p := problem{Type: "Action", Code: ae.Code, Detail: ae.Reason}
-		if ae.Field != nil {
-			p.Field = ae.Field.String()
-		}
-		return []problem{p}
-	}
-	return []problem{{Type: "Error", Code: plan.CodeOf(err), Detail: err.Error()}}
+	ClusterChecked bool           `json:"clusterChecked"`
+	Problems       []plan.Problem `json:"problems,omitempty"`
 }
 
 func (a *app) validateCmd() *cobra.Command {
@@ -125,11 +58,11 @@ Exit status: 0 valid, 1 invalid, 2 usage error.`,
 			if err != nil {
 				return err
 			}
-			snap, err := cluster.load(a)
+			off, err := cluster.offline(a)
 			if err != nil {
 				return err
 			}
-			res, err := a.validate(file, snap, t)
+			res, err := a.validate(file, off, t)
 			if err != nil {
 				return err
 			}
@@ -149,30 +82,20 @@ Exit status: 0 valid, 1 invalid, 2 usage error.`,
 	return c
 }
 
-// validate runs the library on the file: strict decoding, defaults,
-// validation and, when that passes, creation (which refuses, for one, a
-// Production plan without an approval mode). Only an unreadable file is an
-// error; everything wrong with the plan is a problem in the answer.
-func (a *app) validate(file string, snap snapshot, now time.Time) (validation, error) {
-	res := validation{File: file, ClusterChecked: snap.given}
+// validate decodes the file strictly and lints the plan
+// (reconcile.Offline.Lint). Only an unreadable file is an error;
+// everything wrong with the plan is a problem in the answer.
+func (a *app) validate(file string, off reconcile.Offline, now time.Time) (validation, error) {
+	res := validation{File: file, ClusterChecked: off.Cluster != nil}
 	data, err := a.readFile("-f", file)
 	if err != nil {
 		return res, err
 	}
 	var p plan.ProtectionPlan
-	err = decode(file, data, &p)
-	if err == nil {
-		plan.Defaults(&p, now)
-		err = plan.Validate(&p, snap.env(now, true))
+	if err = decode(file, data, &p); err == nil {
+		err = off.Lint(&p, now)
 	}
-	if err == nil {
-		_, err = plan.Create(&p, previewUser, now)
-	}
-	res.Code = plan.CodeOf(err)
-	res.Valid = err == nil
-	if err != nil {
-		res.Problems = problemsOf(err)
-	}
+	res.Code, res.Valid, res.Problems = plan.CodeOf(err), err == nil, plan.ProblemsOf(err)
 	return res, nil
 }
 
@@ -206,8 +129,8 @@ func printValidation(w io.Writer, format string, res validation) error {
 		_, err := fmt.Fprintf(w, "%s: valid%s\n", res.File, note)
 		return err
 	}
-	for _, line := range problemLines(res.Problems) {
-		if _, err := fmt.Fprintf(w, "%s: %s\n", res.File, line); err != nil {
+	for _, p := range res.Problems {
+		if _, err := fmt.Fprintf(w, "%s: %s\n", res.File, p); err != nil {
 			return err
 		}
 	}
