@@ -291,6 +291,17 @@ func TestCategoriesUnreadable(t *testing.T) {
 	}
 }
 
+func TestCategoriesWithoutAReleaseNamespaceAreTheBuiltIns(t *testing.T) {
+	c := newCluster(t, nil)
+	failing := interceptor.NewClient(c.WithWatch, interceptor.Funcs{Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+		return errors.New("a namespaced Get without a namespace")
+	}})
+	cats, cm, err := New(failing, Facts{}).Categories(context.Background())
+	if err != nil || cm != nil || !cats.Has(plan.KindEnvironment, plan.EnvironmentProduction) {
+		t.Errorf("Categories = %v, %v, %v; want the built-ins, read from nowhere", cats, cm, err)
+	}
+}
+
 func TestMembers(t *testing.T) {
 	labeled := func(name string, labels map[string]string) *appsv1.Deployment {
 		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, Labels: labels}}

@@ -81,8 +81,14 @@ func (r *Reader) Excluded(ctx context.Context) ([]string, error) {
 // a write with its resourceVersion; the ConfigMap is nil when it does not
 // exist (only the built-ins). Content that does not decode is an error
 // wrapping ErrInvalidContent.
+//
+// Without a release namespace there is no categories ConfigMap: the
+// built-ins only.
 func (r *Reader) Categories(ctx context.Context) (plan.Categories, *corev1.ConfigMap, error) {
 	ref := r.facts.CategoriesRef()
+	if ref.Namespace == "" {
+		return plan.Categories{}, nil, nil
+	}
 	var cm corev1.ConfigMap
 	err := r.client.Get(ctx, ref, &cm)
 	if apierrors.IsNotFound(err) {
