@@ -87,13 +87,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 	r.sweep(ctx, plans, pass)
 
 	if reconcile.CheckpointDue(r.lastCheckpoint, now, r.cfg.Timing.ReportCheckpoint) {
-		var ids []string
-		for _, p := range plans {
-			if len(byPlan[p.Name]) > 0 {
-				ids = append(ids, p.Name)
-			}
-		}
-		if err := r.checkpoint(ctx, ids, violations.IndexPolicies(pass.Live), reconcile.Namespaces(pass.Live)); err != nil {
+		if err := r.checkpoint(ctx, reconcile.CheckpointOf(plans, pass.Live)); err != nil {
 			r.fail("checkpoint", err, "checkpointing violations")
 		} else {
 			r.lastCheckpoint = now
@@ -255,7 +249,7 @@ func (r *reconciler) finalReport(ctx context.Context, p *plan.ProtectionPlan, f 
 		r.event(p, reconcile.ReportFailed(err))
 	}
 	r.crashAt(CrashBeforeLedgerWrite)
-	if err := r.checkpoint(ctx, []string{p.Name}, f.Index, f.Namespaces); err != nil {
+	if err := r.checkpoint(ctx, reconcile.Checkpoint{Plans: []string{p.Name}, Index: f.Index, Namespaces: f.Namespaces}); err != nil {
 		fail(err)
 		return
 	}
@@ -300,28 +294,25 @@ func (r *reconciler) finalReport(ctx context.Context, p *plan.ProtectionPlan, f 
 	r.event(obj, ev)
 }
 
-// checkpoint merges the violations of the plans planIDs into their ledgers
-// (R-V3, violations.Checkpoint): it lists the PolicyViolation events and
-// the PolicyReports of the namespaces (one list per namespace, shared by
-// the plans), reads them with the index of the policies, and merges each
-// plan's share into its ledger, written only when the merge changed it.
-// The vap target's policies are cluster-scoped and the API server records
-// no event or report of their decisions: nothing is listed for them.
-func (r *reconciler) checkpoint(ctx context.Context, planIDs []string, index violations.PolicyIndex, namespaces []string) error {
-	if len(planIDs) == 0 || index.Len() == 0 || len(namespaces) == 0 {
+// checkpoint carries out a violations checkpoint (R-V3): it lists the
+// PolicyViolation events and the PolicyReports of c's namespaces, reads
+// them with c's index, and merges each plan's share into its ledger
+// (violations.Checkpoint), written only when the merge changed it.
+func (r *reconciler) checkpoint(ctx context.Context, c reconcile.Checkpoint) error {
+	if len(c.Plans) == 0 || c.Index.Len() == 0 || len(c.Namespaces) == 0 {
 		return nil
 	}
-	src, err := r.kube.ViolationSources(ctx, namespaces)
+	src, err := r.kube.ViolationSources(ctx, c.Namespaces)
 	if err != nil {
 		return err
 	}
-	fromEvents, evErr := violations.FromEvents(index, src.Events)
-	fromReports, repErr := violations.FromPolicyReports(index, src.Reports)
+	fromEvents, evErr := violations.FromEvents(c.Index, src.Events)
+	fromReports, repErr := violations.FromPolicyReports(c.Index, src.Reports)
 	if err := errors.Join(evErr, repErr); err != nil {
 		r.log.Info("some events or reports could not be read", "error", err) // the rest was read
 	}
 	var errs []error
-	for _, id := range planIDs {
+	for _, id := range c.Plans {
 		l, err := r.store.LoadLedger(id)
 		if err != nil {
 			errs = append(errs, err)
