@@ -13,8 +13,8 @@
 //     timeline events; the CRD in config/crd is generated from it.
 //   - Validate, ValidateUpdate (R-P8) against a ValidationEnv: the catalog
 //     (render implements Catalog), the categories, a ClusterView, an
-//     ApplicationResolver and the names of other plans. ClusterSnapshot is
-//     a serializable implementation of the last three.
+//     ApplicationResolver and the names of other plans (package plantest
+//     has a serializable implementation of the last three, for tests).
 //   - Defaults, which is separate from validation.
 //   - Decode: strict JSON and YAML bodies (413 over 1 MiB, 400 for unknown
 //     fields, duplicate keys, several documents).

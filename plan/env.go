@@ -26,8 +26,9 @@ type ValidationEnv struct {
 }
 
 // ClusterView is what validation needs to know about the cluster's
-// namespaces. ClusterSnapshot implements it from a file; an embedder with
-// a client implements it from an informer cache.
+// namespaces. plantest.Cluster implements it from data (a test, a
+// snapshot file); an embedder with a client implements it from an
+// informer cache.
 type ClusterView interface {
 	// HasNamespace reports whether the namespace exists.
 	HasNamespace(name string) bool

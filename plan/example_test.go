@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/plan/plantest"
 	"github.com/telark/protectionplans/window"
 )
 
@@ -62,10 +63,10 @@ func Example_createAndTick() {
 // Validation reports every problem at once, with field paths; the code
 // follows the kinds of problem.
 func ExampleValidate() {
-	cluster := plan.ClusterSnapshot{
+	cluster := plantest.Cluster{
 		Namespaces:       []string{"shop", "telark-system"},
 		ReleaseNamespace: "telark-system",
-		Plans:            []plan.PlanName{{ID: "xmas", Name: "Holiday freeze"}},
+		Plans:            []plantest.PlanName{{ID: "xmas", Name: "Holiday freeze"}},
 	}
 	env := plan.ValidationEnv{Now: berlin("Tue Dec 1 2026 11:00"), Cluster: cluster, Names: cluster}
 

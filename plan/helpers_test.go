@@ -50,12 +50,12 @@ var testCatalog = CatalogFunc(func(name string) (TemplateInfo, bool) {
 	return TemplateInfo{}, false
 })
 
-func testSnapshot() ClusterSnapshot {
-	return ClusterSnapshot{
+func testSnapshot() fakeCluster {
+	return fakeCluster{
 		Namespaces:         []string{"shop", "payments", "telark-system", "kube-system", "monitoring"},
 		ReleaseNamespace:   "telark-system",
 		ExcludedNamespaces: []string{"kube-system"},
-		Plans:              []PlanName{{ID: "xmas", Name: "Christmas freeze"}},
+		Plans:              []fakePlanName{{ID: "xmas", Name: "Christmas freeze"}},
 		Applications: []Application{
 			{Name: "checkout", Namespaces: []string{"shop"}, Members: []ResourceRef{
 				{Kind: "Deployment", Name: "checkout", Namespace: "shop"},

@@ -25,7 +25,7 @@ var sampleCatalog = CatalogFunc(func(name string) (TemplateInfo, bool) {
 })
 
 // sampleCluster lists what the sample plans refer to.
-var sampleCluster = ClusterSnapshot{
+var sampleCluster = fakeCluster{
 	Namespaces:         []string{"shop", "payments", "telark-system", "kube-system"},
 	ReleaseNamespace:   "telark-system",
 	ExcludedNamespaces: []string{"kube-system"},

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -182,10 +183,15 @@ func validationEnv(in Input) plan.ValidationEnv {
 		Applications: c.Applications,
 	}
 	if env.Applications == nil {
-		env.Applications = plan.ClusterSnapshot{}
+		env.Applications = noApplications
 	}
 	return env
 }
+
+// noApplications resolves no application.
+var noApplications = plan.ApplicationResolverFunc(func(name string) (plan.Application, error) {
+	return plan.Application{}, fmt.Errorf("%w: %q", plan.ErrApplicationNotFound, name)
+})
 
 // createdBefore orders plans by creation, then ID.
 func createdBefore(a, b *plan.ProtectionPlan) bool {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/plan/plantest"
 	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
@@ -23,9 +24,9 @@ func codeOf(err error) int {
 }
 
 func env(now time.Time) plan.ValidationEnv {
-	snap := plan.ClusterSnapshot{Namespaces: []string{"shop", "payments", "kube-system", "telark-system"},
+	snap := plantest.Cluster{Namespaces: []string{"shop", "payments", "kube-system", "telark-system"},
 		ReleaseNamespace: "telark-system", ExcludedNamespaces: []string{"kube-system"},
-		Plans: []plan.PlanName{{ID: "old", Name: "Freeze taken"}}}
+		Plans: []plantest.PlanName{{ID: "old", Name: "Freeze taken"}}}
 	return plan.ValidationEnv{Now: now, Catalog: render.DefaultCatalog, Cluster: snap, Names: snap, Applications: snap}
 }
 

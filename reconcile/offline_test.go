@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/plan/plantest"
 	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
@@ -19,10 +20,10 @@ import (
 )
 
 // offlineSnapshot is what protectctl's --cluster file says.
-var offlineSnapshot = plan.ClusterSnapshot{
+var offlineSnapshot = plantest.Cluster{
 	Namespaces:       []string{"shop", "payments", "telark-system"},
 	ReleaseNamespace: "telark-system",
-	Plans:            []plan.PlanName{{ID: "old", Name: "Freeze taken"}},
+	Plans:            []plantest.PlanName{{ID: "old", Name: "Freeze taken"}},
 	Applications:     []plan.Application{{Name: "checkout", Namespaces: []string{"shop"}}},
 }
 
@@ -303,7 +304,7 @@ func TestOffline_ReportOfARunNotStarted(t *testing.T) {
 
 func ExampleOffline() {
 	// A CI linter's view of a cluster: a snapshot from a file.
-	snap := plan.ClusterSnapshot{Namespaces: []string{"shop", "payments"}}
+	snap := plantest.Cluster{Namespaces: []string{"shop", "payments"}}
 	offline := reconcile.Offline{Cluster: snap, User: "ci"}
 
 	p := offlineFreeze()

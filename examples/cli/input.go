@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/plan/plantest"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -89,11 +90,11 @@ func fileError(name string, err error) error {
 	return fmt.Errorf("%s: %s (%d)", where, strings.Join(problems, "; "), de.HTTPCode())
 }
 
-// loadSnapshot reads a --cluster file: a plan.ClusterSnapshot (namespaces,
+// loadSnapshot reads a --cluster file: a plantest.Cluster (namespaces,
 // release and excluded namespaces, existing plan names, applications).
 // Anything wrong with it is a usage error: it is not the plan's fault.
-func (a *app) loadSnapshot(name string) (plan.ClusterSnapshot, error) {
-	var snap plan.ClusterSnapshot
+func (a *app) loadSnapshot(name string) (plantest.Cluster, error) {
+	var snap plantest.Cluster
 	data, err := a.readFile("--cluster", name)
 	if err != nil {
 		return snap, err

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/plan/plantest"
 	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
@@ -42,7 +43,7 @@ func (f *clusterFlags) offline(a *app) (reconcile.Offline, error) {
 		o.Cluster, o.Applications, o.Names = s, s, s
 		return o, err
 	case len(f.namespaces) > 0:
-		o.Cluster = plan.ClusterSnapshot{Namespaces: f.namespaces}
+		o.Cluster = plantest.Cluster{Namespaces: f.namespaces}
 	}
 	return o, nil
 }
