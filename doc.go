@@ -27,6 +27,10 @@
 //   - report: the record of a plan's run in HTML, Markdown, JSON and CSV.
 //   - reconcile: every decision of a controller's pass over a plan, and a
 //     server's create and edit pipelines, over the packages above.
+//   - overview: what a portal shows about a plan (its row, labels, the
+//     actions offered to a caller, its approval, a health refresh, a page
+//     of its feed).
+//   - problem: what an API answers for an error, decided by its type.
 //
 // # Purity
 //
