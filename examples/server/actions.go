@@ -1,54 +1,45 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"time"
 
-	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
-	"github.com/telark/protectionplans/window"
+	"github.com/telark/protectionplans/reconcile"
 )
 
-// lifecycleFunc is a status-only lifecycle step of the library.
-type lifecycleFunc func(p *plan.ProtectionPlan, actor string, now time.Time) (plan.Result, error)
+// pipeline is one of the library's actions on a stored plan
+// (reconcile.Cancel, reconcile.Reactivate).
+type pipeline func(reconcile.ActionInput) (plan.Result, error)
 
-// transition reads the plan, checks If-Match and the action's permission
-// with the plan, runs the library's step and writes the status with the
-// resourceVersion read (409 if it changed meanwhile).
-func (s *Server) transition(ctx context.Context, r *http.Request, action approval.Action, step lifecycleFunc) (*plan.ProtectionPlan, error) {
-	caller := callerOf(r)
-	p, err := s.readPlan(ctx, r.PathValue("id"))
+// transition reads the plan, runs the library's pipeline (If-Match, the
+// permission with the plan, the lifecycle step) and writes the status
+// with the resourceVersion read (409 if it changed meanwhile).
+func (s *Server) transition(r *http.Request, step pipeline) (*plan.ProtectionPlan, error) {
+	p, err := s.readPlan(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
-	if err := checkIfMatch(r, p); err != nil {
-		return nil, err
-	}
-	if err := approval.Authorize(caller, action, p); err != nil {
-		return nil, err
-	}
-	res, err := step(p, caller.Username, s.now())
+	res, err := step(reconcile.ActionInput{Plan: p, Version: ifMatch(r), Caller: callerOf(r), Now: s.now()})
 	if err != nil {
 		return nil, err
 	}
-	next := res.Plan
-	if err := s.updateStatus(ctx, next); err != nil {
+	if err := s.updateStatus(r.Context(), res.Plan); err != nil {
 		return nil, err
 	}
-	return next, nil
+	return res.Plan, nil
 }
 
 func (s *Server) cancelPlan(w http.ResponseWriter, r *http.Request) {
-	s.answerTransition(w, r, approval.ActionCancel, plan.Cancel)
+	s.answerTransition(w, r, reconcile.Cancel)
 }
 
 func (s *Server) reactivatePlan(w http.ResponseWriter, r *http.Request) {
-	s.answerTransition(w, r, approval.ActionReactivate, plan.Reactivate)
+	s.answerTransition(w, r, reconcile.Reactivate)
 }
 
-func (s *Server) answerTransition(w http.ResponseWriter, r *http.Request, action approval.Action, step lifecycleFunc) {
-	p, err := s.transition(r.Context(), r, action, step)
+func (s *Server) answerTransition(w http.ResponseWriter, r *http.Request, step pipeline) {
+	p, err := s.transition(r, step)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -56,47 +47,23 @@ func (s *Server) answerTransition(w http.ResponseWriter, r *http.Request, action
 	writePlan(w, http.StatusOK, p)
 }
 
-// duplicateRequest is the body of POST /api/v1/plans/{id}/duplicate. All
-// fields are optional: the copy gets a fresh ID, the name "Copy of
-// <name>", the approval mode derived as on create, and the source's
-// window unless another is given (a terminated plan's window has ended,
-// so its copy needs a new one).
-type duplicateRequest struct {
-	ID           string            `json:"id,omitempty"`
-	Name         string            `json:"name,omitempty"`
-	ApprovalMode plan.ApprovalMode `json:"approvalMode,omitempty"`
-	Window       *window.Spec      `json:"window,omitempty"`
-}
-
+// duplicatePlan copies a plan (body: reconcile.DuplicateRequest, all
+// fields optional) through reconcile.Duplicate and creates the copy.
 func (s *Server) duplicatePlan(w http.ResponseWriter, r *http.Request) {
-	ctx, caller := r.Context(), callerOf(r)
-	var body duplicateRequest
+	var body reconcile.DuplicateRequest
 	if r.ContentLength != 0 {
 		if err := decodeBody(r, &body); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
 	}
-	src, err := s.readPlan(ctx, r.PathValue("id"))
+	src, err := s.readPlan(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if body.ID == "" {
-		body.ID = newPlanID(src.Name)
-	}
-	var opts []plan.DuplicateOption
-	if body.Name != "" {
-		opts = append(opts, plan.WithDisplayName(body.Name))
-	}
-	cp, err := plan.Duplicate(src, body.ID, opts...)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	cp.Spec.ApprovalMode = body.ApprovalMode
-	if body.Window != nil {
-		cp.Spec.Window = *body.Window
-	}
-	s.createAndAnswer(w, r, caller, approval.ActionDuplicate, cp)
+	s.createAndAnswer(w, r, func(env plan.ValidationEnv, now time.Time) (reconcile.Admitted, error) {
+		return reconcile.Duplicate(reconcile.DuplicateInput{Source: src, Request: body, Entropy: entropy(),
+			Caller: callerOf(r), Env: env, Approval: s.Approval, Now: now})
+	})
 }

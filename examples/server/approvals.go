@@ -5,7 +5,9 @@ import (
 	"net/http"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/overview"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 )
 
 // decisionRequest is the body of approve and reject. RequestID is the
@@ -42,22 +44,18 @@ func (s *Server) answerDecision(w http.ResponseWriter, r *http.Request, d plan.D
 	writePlan(w, http.StatusOK, p)
 }
 
-// decide is the approval's compare-and-set (approval package docs): read
-// the plan and its resourceVersion, decide the request the approver named
-// (a stale ID is 409), write the status with that resourceVersion (a
-// concurrent write is 409). It is not retried: the approver re-reads the
-// plan and decides what is open now.
+// decide reads the plan, runs the library's approve and reject pipeline
+// (reconcile.ApplyVerdict: the generation the approver read, the
+// permission, the compare-and-set on the request ID) and writes the
+// status with the resourceVersion read (a concurrent write is 409). It is
+// not retried: the approver re-reads the plan and decides what is open.
 func (s *Server) decide(ctx context.Context, caller approval.Caller, id string, d plan.Decision, body decisionRequest) (*plan.ProtectionPlan, error) {
 	p, err := s.readPlan(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if body.Generation != 0 && body.Generation != p.Generation {
-		return nil, errorf(http.StatusConflict,
-			"plan %q was edited since you read it (generation %d, now %d); re-read it before deciding", id, body.Generation, p.Generation)
-	}
-	v := approval.Verdict{RequestID: body.RequestID, Decision: d, Comment: body.Comment}
-	res, err := approval.Decide(p, v, caller, s.now())
+	res, err := reconcile.ApplyVerdict(reconcile.VerdictInput{Plan: p, Generation: body.Generation, Caller: caller, Now: s.now(),
+		Verdict: approval.Verdict{RequestID: body.RequestID, Decision: d, Comment: body.Comment}})
 	if err != nil {
 		return nil, err
 	}
@@ -67,41 +65,8 @@ func (s *Server) decide(ctx context.Context, caller approval.Caller, id string, 
 	return res.Plan, nil
 }
 
-// approvalView is the answer of GET /api/v1/plans/{id}/approval: the open
-// request, the last decision, who may decide (for in-app notifications,
-// R-A2) and whether the caller may.
-type approvalView struct {
-	Plan         string                 `json:"plan"`
-	Generation   int64                  `json:"generation"`
-	ApprovalMode plan.ApprovalMode      `json:"approvalMode"`
-	Request      *plan.ApprovalRequest  `json:"request"`
-	LastDecision *plan.ApprovalDecision `json:"lastDecision"`
-	Proposers    []string               `json:"proposers"`
-	Deciders     []string               `json:"deciders"`
-	MayDecide    bool                   `json:"mayDecide"`
-	Reason       string                 `json:"reason,omitempty"`
-}
-
-func (s *Server) approvalOf(p *plan.ProtectionPlan, caller approval.Caller) approvalView {
-	v := approvalView{
-		Plan: p.Name, Generation: p.Generation, ApprovalMode: p.Spec.ApprovalMode,
-		Request: p.Status.ApprovalRequest, LastDecision: p.Status.LastDecision,
-		Proposers: p.Status.Proposers, Deciders: approval.Deciders(p, s.Roles.Candidates()),
-	}
-	if v.Proposers == nil {
-		v.Proposers = []string{}
-	}
-	if v.Deciders == nil {
-		v.Deciders = []string{}
-	}
-	if err := approval.MayDecide(p, caller); err != nil {
-		v.Reason = err.Error()
-	} else {
-		v.MayDecide = true
-	}
-	return v
-}
-
+// getApproval answers the open request, the last decision and who may
+// decide (overview.ApprovalOf).
 func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 	caller := callerOf(r)
 	p, err := s.readPlan(r.Context(), r.PathValue("id"))
@@ -112,5 +77,5 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.approvalOf(p, caller))
+	writeJSON(w, http.StatusOK, overview.ApprovalOf(p, caller, s.Roles.Candidates()))
 }

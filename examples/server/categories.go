@@ -105,44 +105,32 @@ func (s *Server) createCategory(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) updateCategory(w http.ResponseWriter, r *http.Request) {
-	kind, name := plan.CategoryKind(r.PathValue("kind")), r.PathValue("name")
-	var c plan.Category
-	err := decodeBody(r, &c)
-	if err == nil && c.Kind != "" && c.Kind != kind {
-		err = fieldError("kind", "FieldValueForbidden", "a category cannot change kind (it is a %s); delete it and add a %s", kind, c.Kind)
+	var c, stored plan.Category
+	kind, err := plan.ParseCategoryKind(r.PathValue("kind"))
+	if err == nil {
+		err = decodeBody(r, &c)
 	}
 	if err == nil {
-		err = checkKind(kind)
-	}
-	if err == nil {
-		err = s.changeCategories(r, func(cats plan.Categories) (plan.Categories, error) { return cats.Update(kind, name, c) })
+		err = s.changeCategories(r, func(cats plan.Categories) (next plan.Categories, err error) {
+			next, stored, err = cats.Edit(kind, r.PathValue("name"), c)
+			return next, err
+		})
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	c.Kind, c.BuiltIn = kind, false
-	writeJSON(w, http.StatusOK, c)
+	writeJSON(w, http.StatusOK, stored)
 }
 
 func (s *Server) deleteCategory(w http.ResponseWriter, r *http.Request) {
-	kind, name := plan.CategoryKind(r.PathValue("kind")), r.PathValue("name")
-	err := checkKind(kind)
+	kind, err := plan.ParseCategoryKind(r.PathValue("kind"))
 	if err == nil {
-		err = s.changeCategories(r, func(cats plan.Categories) (plan.Categories, error) { return cats.Delete(kind, name) })
+		err = s.changeCategories(r, func(cats plan.Categories) (plan.Categories, error) { return cats.Delete(kind, r.PathValue("name")) })
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// checkKind refuses a kind in the path that is neither environment nor
-// tag: there is no such category (404).
-func checkKind(kind plan.CategoryKind) error {
-	if kind != plan.KindEnvironment && kind != plan.KindTag {
-		return errorf(http.StatusNotFound, "no category kind %q: use environment or tag", kind)
-	}
-	return nil
 }

@@ -33,22 +33,13 @@ func (s *Server) validationEnv(ctx context.Context, others []plan.ProtectionPlan
 	if err != nil {
 		return plan.ValidationEnv{}, err
 	}
-	names := plan.PlanNamesFunc(func(name string) ([]string, error) {
-		var ids []string
-		for _, p := range others {
-			if plan.SameName(p.Spec.Name, name) {
-				ids = append(ids, p.Name)
-			}
-		}
-		return ids, nil
-	})
 	return plan.ValidationEnv{
 		Now:          s.now(),
 		Catalog:      render.DefaultCatalog,
 		Categories:   cats,
 		Cluster:      view,
 		Applications: s.cluster.Applications(ctx),
-		Names:        names,
+		Names:        plan.NamesIn(others),
 	}, nil
 }
 

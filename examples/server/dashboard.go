@@ -8,12 +8,10 @@ import (
 	"embed"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,9 +19,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/overview"
 	"github.com/telark/protectionplans/plan"
-	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/problem"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
+	"github.com/telark/protectionplans/violations"
 )
 
 // The dashboard is server-rendered html/template (every user text is
@@ -42,10 +43,10 @@ var pages = parsePages()
 func parsePages() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"when":    formatWhen,
-		"phase":   phaseLabel,
+		"phase":   overview.PhaseLabel,
 		"join":    strings.Join,
 		"lower":   strings.ToLower,
-		"eventOf": eventLabel,
+		"eventOf": overview.EventLabel,
 	}
 	out := map[string]*template.Template{}
 	for _, name := range []string{"plans", "plan", "error"} {
@@ -77,25 +78,8 @@ func (s *Server) baseFor(r *http.Request, title string) base {
 	for _, role := range c.Roles {
 		roles = append(roles, role.Name)
 	}
-	b := base{Title: title, User: c.Username, Roles: strings.Join(roles, ", "), Token: s.formToken(c.Username)}
-	if d := r.URL.Query().Get("done"); d != "" {
-		b.Notice = doneNotice(d)
-	}
-	return b
-}
-
-func doneNotice(d string) string {
-	switch d {
-	case "approved":
-		return "Approved. The plan follows its window now."
-	case "rejected":
-		return "Rejected. The plan is canceled."
-	case "canceled":
-		return "Canceled. Its policies are withdrawn on the operator's next tick."
-	case "report":
-		return "Report generated."
-	}
-	return ""
+	return base{Title: title, User: c.Username, Roles: strings.Join(roles, ", "), Token: s.formToken(c.Username),
+		Notice: overview.Notice(overview.Done(r.URL.Query().Get("done")))}
 }
 
 func (s *Server) render(w http.ResponseWriter, code int, page string, data any) {
@@ -120,15 +104,10 @@ func (s *Server) dashboardError(w http.ResponseWriter, r *http.Request, err erro
 	p := toProblem(err, s.Log)
 	data := struct {
 		base
-		Code    int
-		Status  string
-		Message string
-		Errors  []fieldProblem
-	}{base: s.baseFor(r, http.StatusText(p.Code)), Code: p.Code, Status: http.StatusText(p.Code), Message: p.Message, Errors: p.Errors}
-	var busy *report.BusyError
-	if errors.As(err, &busy) {
-		w.Header().Set("Retry-After", strconv.Itoa(busy.RetryAfterSeconds()))
-	}
+		problem.Document
+		Status string
+	}{base: s.baseFor(r, http.StatusText(p.Code)), Document: p, Status: http.StatusText(p.Code)}
+	setRetryAfter(w, err)
 	s.render(w, p.Code, "error", data)
 }
 
@@ -156,142 +135,24 @@ func (s *Server) checkForm(r *http.Request) error {
 	return nil
 }
 
-// planRow is a plan as the list and the plan page show it.
-type planRow struct {
-	ID, Name, Description string
-	Phase                 plan.Phase
-	Mode                  plan.Mode
-	Approval              plan.ApprovalMode
-	Environment           string
-	Tags                  []string
-	Window                string
-	NextEdge              *time.Time
-	Health, HealthClass   string
-	HealthDetail          string
-	Scope                 string
-}
-
-func rowOf(p *plan.ProtectionPlan) planRow {
-	row := planRow{ID: p.Name, Name: p.Spec.Name, Description: p.Spec.Description, Phase: p.Status.Phase,
-		Mode: p.Spec.Mode, Approval: p.Spec.ApprovalMode, Environment: p.Spec.Environment, Tags: p.Spec.Tags,
-		Window: p.Status.Window}
-	if p.Status.NextEdge != nil {
-		t := p.Status.NextEdge.Time
-		row.NextEdge = &t
-	}
-	switch sc := p.Spec.Scope; sc.Type() {
-	case plan.ScopeApplications:
-		row.Scope = "applications " + strings.Join(sc.Applications, ", ")
-	case plan.ScopeNamespaces:
-		row.Scope = "namespaces " + strings.Join(sc.Namespaces, ", ")
-	}
-	row.Health, row.HealthClass, row.HealthDetail = healthLabel(p)
-	return row
-}
-
-// healthLabel reads the stored PoliciesHealthy condition (the operator's
-// last check).
-func healthLabel(p *plan.ProtectionPlan) (label, class, detail string) {
-	var c *metav1.Condition
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == plan.ConditionPoliciesHealthy {
-			c = &p.Status.Conditions[i]
-		}
-	}
-	switch {
-	case c == nil || c.Status == metav1.ConditionUnknown:
-		return "Not checked", "muted", "health has not been checked yet"
-	case c.Status == metav1.ConditionTrue && c.Reason == "InPlace":
-		return "Healthy", "ok", c.Message
-	case c.Status == metav1.ConditionTrue:
-		return "Nothing deployed", "muted", c.Message
-	}
-	return splitCamel(c.Reason), "bad", c.Message
-}
-
-// splitCamel writes "PoliciesMissing" as "Policies missing".
-func splitCamel(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte(' ')
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// whenView is an instant as pages show it: UTC, and how far from now.
-type whenView struct {
-	Abs, Rel string
-	ISO      string
-}
-
-func formatWhen(t any, now time.Time) whenView {
+// formatWhen is overview.At for the times templates hold.
+func formatWhen(t any, now time.Time) overview.When {
 	var tt time.Time
 	switch v := t.(type) {
 	case time.Time:
 		tt = v
 	case *time.Time:
-		if v == nil {
-			return whenView{}
+		if v != nil {
+			tt = *v
 		}
-		tt = *v
 	case metav1.Time:
 		tt = v.Time
 	case *metav1.Time:
-		if v == nil {
-			return whenView{}
+		if v != nil {
+			tt = v.Time
 		}
-		tt = v.Time
 	}
-	if tt.IsZero() {
-		return whenView{}
-	}
-	return whenView{Abs: tt.UTC().Format("Mon 2 Jan 2006 15:04 UTC"), Rel: relative(tt, now), ISO: tt.UTC().Format(time.RFC3339)}
-}
-
-func relative(t, now time.Time) string {
-	d := t.Sub(now)
-	past := d < 0
-	if past {
-		d = -d
-	}
-	var s string
-	switch {
-	case d < time.Minute:
-		return "now"
-	case d < time.Hour:
-		s = fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		s = fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		s = fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
-	if past {
-		return s + " ago"
-	}
-	return "in " + s
-}
-
-func phaseLabel(p plan.Phase) string {
-	if p == plan.PhasePendingApproval {
-		return "pending approval"
-	}
-	return string(p)
-}
-
-func eventLabel(t plan.EventType) string {
-	switch t {
-	case plan.EventApprovalRequired:
-		return "Approval requested"
-	case plan.EventPhaseChanged:
-		return "Phase changed"
-	case plan.EventHealthChanged:
-		return "Health changed"
-	}
-	return string(t)
+	return overview.At(tt, now)
 }
 
 // --- The list of plans ---
@@ -299,11 +160,11 @@ func eventLabel(t plan.EventType) string {
 type plansPage struct {
 	base
 	Now          time.Time
-	Filter       planFilter
+	Filter       plan.Filter
 	Phases       []plan.Phase
 	Environments []string
 	Tags         []string
-	Rows         []planRow
+	Rows         []overview.Row
 	Total        int
 	Filtered     bool
 }
@@ -319,46 +180,38 @@ func (s *Server) pagePlans(w http.ResponseWriter, r *http.Request) {
 		s.dashboardError(w, r, err)
 		return
 	}
-	data := plansPage{base: s.baseFor(r, "Protection plans"), Now: s.now(), Filter: f, Phases: phases,
+	data := plansPage{base: s.baseFor(r, "Protection plans"), Now: s.now(), Filter: f, Phases: plan.Phases(),
 		Environments: cats.Names(plan.KindEnvironment), Tags: cats.Names(plan.KindTag), Total: len(items),
-		Filtered: f != (planFilter{})}
+		Filtered: !f.IsZero()}
 	for i := range items {
-		data.Rows = append(data.Rows, rowOf(&items[i]))
+		data.Rows = append(data.Rows, overview.RowOf(&items[i]))
 	}
 	s.render(w, http.StatusOK, "plans", data)
 }
 
 // --- A plan's page ---
 
-type templateRow struct {
-	Name, Title, Params string
-}
-
 type planPage struct {
 	base
 	Now        time.Time
-	Row        planRow
+	Row        overview.Row
 	Plan       *plan.ProtectionPlan
-	Templates  []templateRow
+	Templates  []overview.TemplateRow
 	Exclusions []string
 	Timeline   []plan.TimelineEvent
-	Approval   approvalView
-	CanCancel  bool
+	Approval   overview.Approval
+	Offers     overview.Offers
 	// Health is the refreshed health (?health=refresh), else nil.
-	Health        *healthView
-	CanHealth     bool
-	Violations    *feedView
+	Health        *overview.HealthCheck
+	Violations    *overview.Feed
 	ViolationsErr string
 	Cursor        string
 	NextPage      string
 	Reports       []reportView
-	CanReports    bool
-	CanGenerate   bool
-	GenerateWhy   string
 }
 
 func (s *Server) pagePlan(w http.ResponseWriter, r *http.Request) {
-	ctx, caller := r.Context(), callerOf(r)
+	ctx, caller, now := r.Context(), callerOf(r), s.now()
 	p, err := s.readPlan(ctx, r.PathValue("id"))
 	if err == nil {
 		err = approval.Authorize(caller, approval.ActionGet, p)
@@ -367,46 +220,29 @@ func (s *Server) pagePlan(w http.ResponseWriter, r *http.Request) {
 		s.dashboardError(w, r, err)
 		return
 	}
-	data := planPage{base: s.baseFor(r, p.Spec.Name), Now: s.now(), Row: rowOf(p), Plan: p,
-		Approval: s.approvalOf(p, caller), Exclusions: exclusionLines(p.Spec.Exclusions)}
-	for _, t := range p.Spec.Templates {
-		data.Templates = append(data.Templates, templateRowOf(t))
-	}
-	data.Timeline = slices.Clone(p.Status.Timeline)
-	slices.Reverse(data.Timeline)
-	switch p.Status.Phase {
-	case plan.PhaseActive, plan.PhaseScheduled, plan.PhasePendingApproval, plan.PhaseFailed:
-		data.CanCancel = approval.Check(caller, approval.ActionCancel, p).Allowed
-	}
-	data.CanHealth = approval.Check(caller, approval.ActionHealth, p).Allowed
-	if data.CanHealth && r.URL.Query().Get("health") == "refresh" {
+	data := planPage{base: s.baseFor(r, p.Spec.Name), Now: now, Row: overview.RowOf(p), Plan: p,
+		Templates: overview.Templates(p), Exclusions: overview.Exclusions(p), Timeline: overview.Timeline(p),
+		Approval: overview.ApprovalOf(p, caller, s.Roles.Candidates()), Offers: overview.OffersFor(caller, p, s.files != nil, now)}
+	if data.Offers.Health && r.URL.Query().Get("health") == "refresh" {
 		if hv, err := s.checkHealth(ctx, p); err == nil {
 			data.Health = &hv
 		} else {
 			data.Error = "Health could not be refreshed: " + toProblem(err, s.Log).Message
 		}
 	}
-	if approval.Check(caller, approval.ActionViolations, p).Allowed {
+	if data.Offers.Violations {
 		s.fillViolations(ctx, r, p, &data)
 	}
-	if data.CanReports = approval.Check(caller, approval.ActionReports, p).Allowed; data.CanReports {
+	if data.Offers.Reports {
 		data.Reports, _ = s.storedReports(report.Filter{Plan: p.Name})
-		var ns *report.NotStartedError
-		if err := report.CheckManual(p); errors.As(err, &ns) {
-			data.GenerateWhy = ns.Reason
-		} else if s.files == nil {
-			data.GenerateWhy = "this server keeps no reports"
-		} else {
-			data.CanGenerate = true
-		}
 	}
 	s.render(w, http.StatusOK, "plan", data)
 }
 
 func (s *Server) fillViolations(ctx context.Context, r *http.Request, p *plan.ProtectionPlan, data *planPage) {
-	q, err := parseFeedQuery(r, p.Name)
+	q, err := violations.ParseQuery(r.URL.Query(), p.Name)
 	if err == nil {
-		var fv feedView
+		var fv overview.Feed
 		if fv, err = s.feed(ctx, p, q); err == nil {
 			data.Violations = &fv
 			data.Cursor = q.Cursor
@@ -417,31 +253,6 @@ func (s *Server) fillViolations(ctx context.Context, r *http.Request, p *plan.Pr
 		}
 	}
 	data.ViolationsErr = toProblem(err, s.Log).Message
-}
-
-func templateRowOf(t plan.TemplateRef) templateRow {
-	row := templateRow{Name: t.Name}
-	if tpl, ok := render.Lookup(t.Name); ok {
-		row.Title = tpl.Info().Title
-	}
-	var params []string
-	for k, v := range t.Parameters {
-		params = append(params, k+"="+v)
-	}
-	slices.Sort(params)
-	row.Params = strings.Join(params, ", ")
-	return row
-}
-
-func exclusionLines(e plan.Exclusions) []string {
-	var out []string
-	if len(e.Kinds) > 0 {
-		out = append(out, "kinds: "+strings.Join(e.Kinds, ", "))
-	}
-	for _, res := range e.Resources {
-		out = append(out, res.Kind+" "+res.Namespace+"/"+res.Name)
-	}
-	return out
 }
 
 // --- Forms ---
@@ -466,7 +277,11 @@ func (s *Server) formDecide(w http.ResponseWriter, r *http.Request, d plan.Decis
 		s.dashboardError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/plans/"+url.PathEscape(p.Name)+"?done="+string(d), http.StatusSeeOther)
+	done := overview.DoneApproved
+	if d == plan.DecisionRejected {
+		done = overview.DoneRejected
+	}
+	http.Redirect(w, r, "/plans/"+url.PathEscape(p.Name)+"?done="+string(done), http.StatusSeeOther)
 }
 
 func (s *Server) formCancel(w http.ResponseWriter, r *http.Request) {
@@ -474,12 +289,12 @@ func (s *Server) formCancel(w http.ResponseWriter, r *http.Request) {
 		s.dashboardError(w, r, err)
 		return
 	}
-	p, err := s.transition(r.Context(), r, approval.ActionCancel, plan.Cancel)
+	p, err := s.transition(r, reconcile.Cancel)
 	if err != nil {
 		s.dashboardError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/plans/"+url.PathEscape(p.Name)+"?done=canceled", http.StatusSeeOther)
+	http.Redirect(w, r, "/plans/"+url.PathEscape(p.Name)+"?done="+string(overview.DoneCanceled), http.StatusSeeOther)
 }
 
 func (s *Server) formGenerateReport(w http.ResponseWriter, r *http.Request) {
@@ -492,5 +307,5 @@ func (s *Server) formGenerateReport(w http.ResponseWriter, r *http.Request) {
 		s.dashboardError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/plans/"+url.PathEscape(m.Plan)+"?done=report#reports", http.StatusSeeOther)
+	http.Redirect(w, r, "/plans/"+url.PathEscape(m.Plan)+"?done="+string(overview.DoneReport)+"#reports", http.StatusSeeOther)
 }

@@ -31,8 +31,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
+	"github.com/telark/protectionplans/overview"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
@@ -90,7 +92,7 @@ func TestE2E_CreateRefuseFeedCancelReport(t *testing.T) {
 	waitFor(ctx, t, "the operator's first pass", func() (bool, string) { return op.Passes() > 0, "no pass yet" })
 
 	// The server, on loopback, in shared-secret mode.
-	roles, err := ParseRoles([]byte(testRoles))
+	roles, err := approval.ParseRoleBindings([]byte(testRoles))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestE2E_CreateRefuseFeedCancelReport(t *testing.T) {
 	var policy string
 	waitFor(ctx, t, "the plan's policies in place", func() (bool, string) {
 		code, body := api.do("GET", "/api/v1/plans/shop-freeze/health", "victor", "")
-		var h healthView
+		var h overview.HealthCheck
 		json.Unmarshal(body, &h)
 		if code == 200 && h.Healthy && len(h.Policies) == 1 {
 			policy = h.Policies[0].Name
@@ -151,7 +153,7 @@ func TestE2E_CreateRefuseFeedCancelReport(t *testing.T) {
 	// 4. The refusal is in the feed.
 	waitFor(ctx, t, "the violation in the feed", func() (bool, string) {
 		code, body := api.do("GET", "/api/v1/plans/shop-freeze/violations", "victor", "")
-		var f feedView
+		var f overview.Feed
 		json.Unmarshal(body, &f)
 		for _, v := range f.Items {
 			if v.Blocked && strings.Contains(v.Resource.Name, "web") {

@@ -349,7 +349,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		WithIndex(&corev1.Event{}, "reason", func(o client.Object) []string { return []string{o.(*corev1.Event).Reason} }).
 		WithInterceptorFuncs(cfg.funcs).
 		Build()
-	roles, err := ParseRoles([]byte(testRoles))
+	roles, err := approval.ParseRoleBindings([]byte(testRoles))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/http/httptest"
-	"strings"
 	"testing"
 )
 
@@ -75,42 +74,5 @@ func TestCrossOriginWritesRefused(t *testing.T) {
 		if w := e.do(rq); w.Code != c.want {
 			t.Errorf("Sec-Fetch-Site %q: %d, want %d: %s", c.site, w.Code, c.want, w.Body)
 		}
-	}
-}
-
-func TestParseRoles(t *testing.T) {
-	_, err := ParseRoles([]byte(`
-roles:
-- name: Owner
-  permissions: [protection-plans.list]
-- name: Broken
-  permissions: [protection-plans.fly, cluster.admin]
-- name: ""
-  permissions: [protection-plans.list]
-bindings:
-- role: Ghost
-  users: [x]
-- role: Viewer
-`))
-	if err == nil {
-		t.Fatal("accepted")
-	}
-	for _, want := range []string{`"Owner" is a built-in role`, `unknown action "fly"`, `"cluster.admin"`, "a role needs a name", `unknown role "Ghost"`, "a binding needs users or groups"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the error lacks %q:\n%v", want, err)
-		}
-	}
-	if _, err := ParseRoles([]byte("bindings: []\ncolour: red\n")); err == nil || !strings.Contains(err.Error(), "colour: unknown field") {
-		t.Errorf("unknown field: %v", err)
-	}
-	r, err := ParseRoles([]byte(testRoles))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := r.Caller("erin", nil); !c.IsOwner() || len(c.Roles) != 2 {
-		t.Errorf("erin: %+v", c)
-	}
-	if got := len(r.Candidates()); got != 5 {
-		t.Errorf("%d candidates", got)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"net/http"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -18,50 +16,10 @@ import (
 	"github.com/telark/protectionplans/reconcile"
 )
 
-// planFilter is the list's query: ?phase=&environment=&tag=&text=.
-type planFilter struct {
-	Phase       plan.Phase
-	Environment string
-	Tag         string
-	Text        string
-}
-
-var phases = []plan.Phase{plan.PhasePendingApproval, plan.PhaseScheduled, plan.PhaseActive,
-	plan.PhaseTerminated, plan.PhaseCanceled, plan.PhaseFailed}
-
-func parsePlanFilter(r *http.Request) (planFilter, error) {
-	q := r.URL.Query()
-	f := planFilter{Phase: plan.Phase(q.Get("phase")), Environment: q.Get("environment"), Tag: q.Get("tag"),
-		Text: strings.TrimSpace(q.Get("text"))}
-	if f.Phase != "" && !slices.Contains(phases, f.Phase) {
-		return f, fieldError("phase", "FieldValueNotSupported", "unknown phase %q (known: pending_approval, scheduled, active, terminated, canceled, failed)", f.Phase)
-	}
-	return f, nil
-}
-
-// match reports whether p passes the filter. Environment and tag compare
-// as category names do (ignoring case and surrounding spaces); text looks
-// in the ID, the display name and the description, ignoring case.
-func (f planFilter) match(p *plan.ProtectionPlan) bool {
-	switch {
-	case f.Phase != "" && p.Status.Phase != f.Phase:
-		return false
-	case f.Environment != "" && !plan.SameName(f.Environment, p.Spec.Environment):
-		return false
-	case f.Tag != "" && !slices.ContainsFunc(p.Spec.Tags, func(t string) bool { return plan.SameName(t, f.Tag) }):
-		return false
-	case f.Text != "":
-		t := strings.ToLower(f.Text)
-		return strings.Contains(strings.ToLower(p.Name), t) || strings.Contains(strings.ToLower(p.Spec.Name), t) ||
-			strings.Contains(strings.ToLower(p.Spec.Description), t)
-	}
-	return true
-}
-
-// filteredPlans lists the plans that pass the request's filter, sorted by
-// display name.
-func (s *Server) filteredPlans(r *http.Request) ([]plan.ProtectionPlan, planFilter, error) {
-	f, err := parsePlanFilter(r)
+// filteredPlans lists the plans that pass the request's filter
+// (plan.ParseFilter), sorted by display name.
+func (s *Server) filteredPlans(r *http.Request) ([]plan.ProtectionPlan, plan.Filter, error) {
+	f, err := plan.ParseFilter(r.URL.Query())
 	if err != nil {
 		return nil, f, err
 	}
@@ -69,16 +27,7 @@ func (s *Server) filteredPlans(r *http.Request) ([]plan.ProtectionPlan, planFilt
 	if err != nil {
 		return nil, f, err
 	}
-	out := all[:0]
-	for i := range all {
-		if f.match(&all[i]) {
-			out = append(out, all[i])
-		}
-	}
-	slices.SortFunc(out, func(a, b plan.ProtectionPlan) int {
-		return strings.Compare(strings.ToLower(a.Spec.Name)+a.Name, strings.ToLower(b.Spec.Name)+b.Name)
-	})
-	return out, f, nil
+	return f.Select(all), f, nil
 }
 
 func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) {
@@ -111,66 +60,65 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	clearServerFields(&p)
-	if p.Name == "" {
-		p.Name = newPlanID(p.Spec.Name)
-	}
-	s.createAndAnswer(w, r, callerOf(r), approval.ActionCreate, &p)
+	plan.PrepareCreate(&p, entropy())
+	s.createAndAnswer(w, r, func(env plan.ValidationEnv, now time.Time) (reconcile.Admitted, error) {
+		return reconcile.Admit(reconcile.AdmitInput{Plan: &p, Caller: callerOf(r), Action: approval.ActionCreate,
+			Env: env, Approval: s.Approval, Now: now})
+	})
 }
 
-// createAndAnswer creates p (create) and answers 201 with it and its
-// Location, and a warning when the approval mode asked for was ignored.
-func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, caller approval.Caller, action approval.Action, p *plan.ProtectionPlan) {
-	created, md, err := s.create(r.Context(), caller, action, p)
+// admitFunc is the library's create pipeline of a new or duplicated
+// plan, run against the cluster as it is now.
+type admitFunc func(env plan.ValidationEnv, now time.Time) (reconcile.Admitted, error)
+
+// createAndAnswer admits a plan, writes the object and its status, and
+// answers 201 with it and its Location, and a warning when the approval
+// mode asked for was ignored.
+func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, admit admitFunc) {
+	ctx, now := r.Context(), s.now()
+	others, err := s.allPlans(ctx)
+	var env plan.ValidationEnv
+	if err == nil {
+		env, err = s.validationEnv(ctx, others)
+	}
+	var adm reconcile.Admitted
+	if err == nil {
+		adm, err = admit(env, now)
+	}
+	if err == nil {
+		if err = s.Client.Create(ctx, adm.Plan); apierrors.IsAlreadyExists(err) {
+			err = errorf(http.StatusConflict, "a plan with ID %q already exists; choose another metadata.name", adm.Plan.Name)
+		}
+	}
+	var created *plan.ProtectionPlan
+	if err == nil {
+		created, err = s.writeCreatedStatus(ctx, adm.Plan, callerOf(r).Username, now)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if md.Ignored {
-		addWarning(w, md.Reason)
+	if adm.Mode.Ignored {
+		addWarning(w, adm.Mode.Reason)
 	}
 	w.Header().Set("Location", "/api/v1/plans/"+created.Name)
 	writePlan(w, http.StatusCreated, created)
 }
 
-// create is the create path of new and duplicated plans: the library's
-// pipeline (reconcile.Admit) against the cluster as it is now, then the
-// object and its status are written.
-func (s *Server) create(ctx context.Context, caller approval.Caller, action approval.Action, p *plan.ProtectionPlan) (*plan.ProtectionPlan, approval.ModeDecision, error) {
-	now := s.now()
-	others, err := s.allPlans(ctx)
-	if err != nil {
-		return nil, approval.ModeDecision{}, err
-	}
-	env, err := s.validationEnv(ctx, others)
-	if err != nil {
-		return nil, approval.ModeDecision{}, err
-	}
-	adm, err := reconcile.Admit(reconcile.AdmitInput{Plan: p, Caller: caller, Action: action, Env: env, Approval: s.Approval, Now: now})
-	if err != nil {
-		return nil, adm.Mode, err
-	}
-	obj := adm.Plan
-	if err := s.Client.Create(ctx, obj); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			return nil, adm.Mode, errorf(http.StatusConflict, "a plan with ID %q already exists; choose another metadata.name", p.Name)
-		}
-		return nil, adm.Mode, err
-	}
-	stored, err := s.writeCreatedStatus(ctx, obj, caller.Username, now)
-	return stored, adm.Mode, err
-}
-
-// writeCreatedStatus writes the status plan.Create gives the stored
-// object (its generation is now set). If the write conflicts, the object
-// is read again: as long as nobody has run its lifecycle (no phase), the
-// status is computed again and written (at most three times); if someone
-// has (an operator that adopts plans made with kubectl), theirs stands.
+// writeCreatedStatus writes the status of the stored object
+// (reconcile.CreatedStatus). If the write conflicts, the object is read
+// again and the status asked for again (at most three times); if someone
+// else started its lifecycle meanwhile (an operator that adopts plans
+// made with kubectl), theirs stands.
 func (s *Server) writeCreatedStatus(ctx context.Context, obj *plan.ProtectionPlan, actor string, now time.Time) (*plan.ProtectionPlan, error) {
 	for range 3 {
-		res, err := plan.Create(obj, actor, now)
+		res, started, err := reconcile.CreatedStatus(obj, actor, now)
 		if err != nil {
 			return nil, err
+		}
+		if started {
+			s.Log.Warn("the plan's lifecycle was started by someone else before the server wrote its status", "plan", obj.Name)
+			return obj, nil
 		}
 		next := obj.DeepCopy()
 		next.Status = res.Plan.Status
@@ -185,42 +133,15 @@ func (s *Server) writeCreatedStatus(ctx context.Context, obj *plan.ProtectionPla
 		if obj, err = s.readPlan(ctx, obj.Name); err != nil {
 			return nil, err
 		}
-		if obj.Status.Phase != "" {
-			s.Log.Warn("the plan's lifecycle was started by someone else before the server wrote its status", "plan", obj.Name)
-			return obj, nil
-		}
 	}
 	return nil, conflictError("plan", obj.Name)
 }
 
-// clearServerFields drops what a client may send back from a read but the
-// server owns: the status and the server-set metadata.
-func clearServerFields(p *plan.ProtectionPlan) {
-	p.Status = plan.Status{}
-	p.ResourceVersion, p.UID, p.Generation = "", "", 0
-	p.CreationTimestamp = metav1.Time{}
-	p.ManagedFields, p.DeletionTimestamp = nil, nil
-}
-
-var notIDChars = regexp.MustCompile(`[^a-z0-9]+`)
-
-// newPlanID makes a plan ID from a display name: a DNS label from its
-// letters and digits, and a random suffix.
-func newPlanID(name string) string {
-	base := strings.Trim(notIDChars.ReplaceAllString(strings.ToLower(name), "-"), "-")
-	if len(base) > 40 {
-		base = strings.Trim(base[:40], "-")
-	}
-	if base == "" {
-		base = "plan"
-	}
-	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+// entropy is the random part of a new plan ID (plan.NewID).
+func entropy() []byte {
 	b := make([]byte, 5)
 	rand.Read(b)
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
-	}
-	return base + "-" + string(b)
+	return b
 }
 
 func (s *Server) editPlan(w http.ResponseWriter, r *http.Request) {
@@ -235,15 +156,14 @@ func (s *Server) editPlan(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := checkIfMatch(r, old); err != nil {
-		s.writeError(w, r, err)
-		return
+	err = reconcile.CheckVersion(old, ifMatch(r))
+	if err == nil {
+		err = reconcile.CheckVersion(old, in.ResourceVersion)
 	}
-	if in.ResourceVersion != "" && in.ResourceVersion != old.ResourceVersion {
-		s.writeError(w, r, conflictError("plan", id))
-		return
+	var edited *plan.ProtectionPlan
+	if err == nil {
+		edited, err = s.edit(ctx, caller, old, &in)
 	}
-	edited, err := s.edit(ctx, caller, old, &in)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -276,17 +196,15 @@ func (s *Server) edit(ctx context.Context, caller approval.Caller, old, in *plan
 	if err := s.Client.Update(ctx, obj); err != nil {
 		return nil, planWriteError(old.Name, err)
 	}
-	return s.writeEditedStatus(ctx, old, obj, res.Plan.Status, res.Plan.Spec, caller.Username, now)
+	return s.writeEditedStatus(ctx, old, obj, res.Plan.Status, res.Plan.Spec, caller, now)
 }
 
 // writeEditedStatus writes the status of an edit whose spec is stored. If
 // the status write conflicts (the operator wrote the status in between),
-// the edit is computed again on the fresh status and written, at most
-// three times: the status must say what the edit did (a new approval
-// request for a material edit of a pending plan), or an approver could
-// decide the old request for the new spec.
+// the status is computed again on the fresh one (reconcile.EditedStatus)
+// and written, at most three times.
 func (s *Server) writeEditedStatus(ctx context.Context, old, obj *plan.ProtectionPlan, status plan.Status,
-	spec plan.Spec, actor string, now time.Time) (*plan.ProtectionPlan, error) {
+	spec plan.Spec, caller approval.Caller, now time.Time) (*plan.ProtectionPlan, error) {
 	gen := obj.Generation
 	for range 3 {
 		next := obj.DeepCopy()
@@ -303,13 +221,8 @@ func (s *Server) writeEditedStatus(ctx context.Context, old, obj *plan.Protectio
 		if err != nil {
 			return nil, err
 		}
-		if fresh.Generation != gen {
-			return nil, errorf(http.StatusConflict,
-				"plan %q was edited again by someone else while this edit was being stored; re-read it and check its spec", old.Name)
-		}
-		base := fresh.DeepCopy()
-		base.Spec = old.Spec
-		res, err := plan.Edit(base, spec, actor, now)
+		res, err := reconcile.EditedStatus(reconcile.EditedStatusInput{Fresh: fresh, Before: old.Spec, Generation: gen,
+			Spec: spec, Caller: caller, Now: now})
 		if err != nil {
 			return nil, err
 		}
@@ -322,10 +235,7 @@ func (s *Server) deletePlan(w http.ResponseWriter, r *http.Request) {
 	ctx, id := r.Context(), r.PathValue("id")
 	p, err := s.readPlan(ctx, id)
 	if err == nil {
-		err = checkIfMatch(r, p)
-	}
-	if err == nil {
-		err = approval.Authorize(callerOf(r), approval.ActionDelete, p)
+		err = reconcile.Delete(reconcile.ActionInput{Plan: p, Version: ifMatch(r), Caller: callerOf(r), Now: s.now()})
 	}
 	if err == nil {
 		rv, uid := p.ResourceVersion, p.UID

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
@@ -66,7 +68,7 @@ func parseInstant(name, v string) (time.Time, error) {
 	if t, err := time.Parse(time.DateOnly, v); err == nil {
 		return t, nil
 	}
-	return time.Time{}, fieldError(name, "FieldValueInvalid", "%q is neither an RFC 3339 time nor a date (YYYY-MM-DD)", v)
+	return time.Time{}, plan.NewValidationError(field.ErrorList{field.Invalid(field.NewPath(name), v, "is neither an RFC 3339 time nor a date (YYYY-MM-DD)")})
 }
 
 // storedReports lists the reports that pass f, newest first.

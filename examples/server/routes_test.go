@@ -20,7 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/overview"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/problem"
 )
 
 // publicOrDocument are the only routes without a permission action: the
@@ -81,7 +83,7 @@ func TestEveryRouteChecksItsPermission(t *testing.T) {
 		}
 		t.Run(rt.key(), func(t *testing.T) {
 			e := newEnv(t)
-			roles, err := ParseRoles([]byte(fmt.Sprintf(`
+			roles, err := approval.ParseRoleBindings([]byte(fmt.Sprintf(`
 roles:
 - name: deny
   permissions: [%s]
@@ -466,7 +468,7 @@ func codeCases() []codeCase {
 			req: get("/api/v1/plans/black-friday/health", "victor"), check: bodyHas(`"healthy": false`, `"missing": 1`, `"state": "missing"`)},
 		{name: "the feed, newest first: the live event, then the ledger", route: viol, req: get("/api/v1/plans/black-friday/violations", "victor"), want: 200,
 			check: func(t *testing.T, _ *env, w *httptest.ResponseRecorder) {
-				var f feedView
+				var f overview.Feed
 				json.Unmarshal(w.Body.Bytes(), &f)
 				if len(f.Items) != 4 || f.Items[0].Source != "event" || f.Items[0].Resource.Name != "storefront" || f.Items[3].Key != "k1" || f.NextCursor != "" {
 					t.Errorf("feed: %+v", f)
@@ -474,13 +476,13 @@ func codeCases() []codeCase {
 			}},
 		{name: "the feed in pages of two", route: viol, req: get("/api/v1/plans/black-friday/violations?limit=2", "alice"), want: 200,
 			check: func(t *testing.T, e *env, w *httptest.ResponseRecorder) {
-				var f feedView
+				var f overview.Feed
 				json.Unmarshal(w.Body.Bytes(), &f)
 				if len(f.Items) != 2 || f.NextCursor == "" {
 					t.Fatalf("first page: %+v", f)
 				}
 				w2 := e.do(request{method: "GET", path: "/api/v1/plans/black-friday/violations?limit=2&cursor=" + f.NextCursor, user: "alice"})
-				var f2 feedView
+				var f2 overview.Feed
 				json.Unmarshal(w2.Body.Bytes(), &f2)
 				if len(f2.Items) != 2 || f2.NextCursor != "" || f2.Items[1].Key != "k1" {
 					t.Errorf("second page: %+v", f2)
@@ -654,7 +656,7 @@ func TestRouteCodes(t *testing.T) {
 				t.Fatalf("%s %s as %q: %d, want %d\n%.3000s\n%s", rq.method, rq.path, rq.user, w.Code, c.want, w.Body, e.log)
 			}
 			if w.Code >= 400 && strings.Contains(c.route, " /api/") {
-				var p problem
+				var p problem.Document
 				if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || p.Code != w.Code || p.Message == "" {
 					t.Errorf("not a problem body: %s", w.Body)
 				}

@@ -30,7 +30,7 @@ type Config struct {
 	// Identity says when the proxy's identity headers are believed.
 	Identity Identity
 	// Roles maps users and groups to roles.
-	Roles *Roles
+	Roles *approval.RoleBindings
 	// ReleaseNamespace is where the product runs: plans may not freeze
 	// it, and the categories ConfigMap lives there.
 	ReleaseNamespace string
@@ -143,8 +143,8 @@ func (s *Server) buildHandler() (http.Handler, error) {
 		}
 	}
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusForbidden, problem{Code: http.StatusForbidden,
-			Message: "cross-origin write refused: this server accepts writes from its own pages and from non-browser clients only"})
+		s.writeError(w, r, errorf(http.StatusForbidden,
+			"cross-origin write refused: this server accepts writes from its own pages and from non-browser clients only"))
 	}))
 	return cop.Handler(mux), nil
 }

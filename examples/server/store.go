@@ -64,17 +64,11 @@ func planWriteError(id string, err error) error {
 	return err
 }
 
-// checkIfMatch compares the client's If-Match header, when it sends one,
-// with the plan's resourceVersion: a client that read the plan, decided,
-// and then writes gets 409 if the plan changed in between. ETag and
-// If-Match carry the resourceVersion, quoted.
-func checkIfMatch(r *http.Request, p *plan.ProtectionPlan) error {
-	want := strings.Trim(r.Header.Get("If-Match"), `" `)
-	if want == "" || want == "*" || want == p.ResourceVersion {
-		return nil
-	}
-	return errorf(http.StatusConflict, "plan %q changed since it was read (If-Match %q, resourceVersion now %q); nothing was written: re-read it and try again",
-		p.Name, want, p.ResourceVersion)
+// ifMatch is the resourceVersion of the client's If-Match header ("" when
+// none): the ETag of a read, quoted. The library's pipelines compare it
+// with the plan's (reconcile.CheckVersion).
+func ifMatch(r *http.Request) string {
+	return strings.Trim(r.Header.Get("If-Match"), `" `)
 }
 
 // decodeBody reads a request body strictly with the library's decoder:
