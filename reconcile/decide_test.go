@@ -368,6 +368,79 @@ func TestDecide(t *testing.T) {
 				}
 			},
 		},
+		"a sample recorded by a pass whose status write failed is closed by the next pass": {
+			world: inPlace,
+			act: func(t *testing.T, w *world) reconcile.Output {
+				// The last sample says unhealthy; the stored condition says
+				// in place (the status write that would have said otherwise
+				// failed).
+				last := w.samples["xmas"][len(w.samples["xmas"])-1]
+				last.Healthy, last.Reason = false, health.ReasonPoliciesMissing
+				w.samples["xmas"] = append(w.samples["xmas"], last)
+				return w.passPlan("xmas", start.Add(time.Minute))
+			},
+			check: func(t *testing.T, w *world, out reconcile.Output) {
+				if out.Sample == nil || !out.Sample.Healthy || out.StatusChanged {
+					t.Errorf("sample %+v, status changed %v; want the healthy sample that closes the other, no status write", out.Sample, out.StatusChanged)
+				}
+			},
+		},
+		"a record of another plan under the same ID does not count": {
+			world: inPlace,
+			act: func(t *testing.T, w *world) reconcile.Output {
+				w.records["xmas"].UID = "an-older-plan"
+				w.records["xmas"].Policies = nil
+				return reconcile.Decide(w.input("xmas", start.Add(time.Minute)))
+			},
+			check: func(t *testing.T, w *world, out reconcile.Output) {
+				if out.Record == nil || out.Record.UID != w.plans["xmas"].UID || len(out.Record.Policies) != 4 {
+					t.Errorf("record = %+v, want this plan's, with its 4 policies", out.Record)
+				}
+			},
+		},
+		"a run whose end an earlier version stored without a final report gets one": {
+			world: inPlace,
+			act: func(t *testing.T, w *world) reconcile.Output {
+				p := plan.Tick(w.plans["xmas"], end).Plan
+				p.Status.FinalReport = nil // stored by a version that recorded none
+				w.plans["xmas"] = p
+				return w.passPlan("xmas", end.Add(time.Minute))
+			},
+			check: func(t *testing.T, w *world, out reconcile.Output) {
+				if got := w.finalReports("xmas"); len(got) != 1 || !strings.HasPrefix(got[0], "xmas-end-") {
+					t.Errorf("reports = %v", got)
+				}
+			},
+		},
+		"a terminated plan with no record and no final report due gets none": {
+			world: inPlace,
+			act: func(t *testing.T, w *world) reconcile.Output {
+				p := plan.Tick(w.plans["xmas"], end).Plan
+				p.Status.FinalReport = nil
+				w.plans["xmas"] = p
+				delete(w.records, "xmas")
+				return w.passPlan("xmas", end.Add(time.Minute))
+			},
+			check: func(t *testing.T, w *world, out reconcile.Output) {
+				if out.Final != nil || len(w.files["xmas"]) != 0 {
+					t.Errorf("final %+v, files %v; want none (nothing says the run was not reported)", out.Final, w.files["xmas"])
+				}
+			},
+		},
+		"the writes that put an edited plan's policies in place are not repairs": {
+			world: inPlace,
+			act: func(t *testing.T, w *world) reconcile.Output {
+				p := w.plans["xmas"]
+				p.Spec.Templates = append(p.Spec.Templates, plan.TemplateRef{Name: "create"})
+				p.Generation++
+				return w.passPlan("xmas", start.Add(time.Minute))
+			},
+			check: func(t *testing.T, w *world, out reconcile.Output) {
+				if len(w.policies) != 6 || len(out.Repairs) != 0 || cond(w.plans["xmas"], plan.ConditionPoliciesHealthy).Reason != health.ReasonInPlace {
+					t.Errorf("%d policies, repairs %v, health %s", len(w.policies), out.Repairs, cond(w.plans["xmas"], plan.ConditionPoliciesHealthy).Reason)
+				}
+			},
+		},
 		"the compact layout is recorded in the status": {
 			world: func(t *testing.T) *world {
 				w := newWorld("shop")
