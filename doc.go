@@ -31,6 +31,9 @@
 //     actions offered to a caller, its approval, a health refresh, a page
 //     of its feed).
 //   - problem: what an API answers for an error, decided by its type.
+//   - calendar: a plan's window intervals as an RFC 5545 iCalendar.
+//   - plan/plantest: a serializable cluster for tests (and protectctl's
+//     --cluster file) that fills a plan.ValidationEnv.
 //
 // # Purity
 //
