@@ -21,6 +21,8 @@ type HealthCheck struct {
 	Summary    HealthSummary      `json:"summary"`
 	Policies   []PolicyHealth     `json:"policies"`
 	Conditions []metav1.Condition `json:"conditions"`
+	// Verdict is the PoliciesHealthy condition's message, for people.
+	Verdict string `json:"verdict,omitempty"`
 	// RenderError says why the plan could not be rendered (e.g. an
 	// application no longer resolves); the check then compares the live
 	// policies with nothing.
@@ -72,7 +74,7 @@ func HealthCheckOf(stored *plan.ProtectionPlan, out reconcile.Output, now time.T
 	}
 	v.Conditions = res.Conditions
 	if c := res.Condition(plan.ConditionPoliciesHealthy); c != nil {
-		v.Healthy = c.Status == metav1.ConditionTrue
+		v.Healthy, v.Verdict = c.Status == metav1.ConditionTrue, c.Message
 	}
 	return v
 }

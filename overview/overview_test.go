@@ -351,9 +351,9 @@ func TestHealthCheckOf(t *testing.T) {
 			}
 		})
 	}
-	checked.Conditions[0].Status = metav1.ConditionTrue
-	if !overview.HealthCheckOf(stored, reconcile.Output{Plan: stored, Health: checked}, now).Healthy {
-		t.Error("a true PoliciesHealthy is not healthy")
+	checked.Conditions[0].Status, checked.Conditions[0].Message = metav1.ConditionTrue, "4 policies in place"
+	if v := overview.HealthCheckOf(stored, reconcile.Output{Plan: stored, Health: checked}, now); !v.Healthy || v.Verdict != "4 policies in place" {
+		t.Errorf("a true PoliciesHealthy: healthy %v, verdict %q", v.Healthy, v.Verdict)
 	}
 }
 
