@@ -34,6 +34,14 @@ func CreatorOf(p *ProtectionPlan) string {
 // A display name another plan uses is a problem only when env.Names
 // returns that plan: give it the plans created before this one, so that of
 // two plans whose names clash the later one fails.
+//
+// A plan that already has a status (its generation changed with kubectl)
+// keeps the environment and tags it carries even if their categories
+// were deleted since, as ValidateUpdate does.
 func ValidateExisting(p *ProtectionPlan, env ValidationEnv) error {
-	return NewValidationError(validatePlan(p, env, rules{self: p.Name}))
+	r := rules{self: p.Name}
+	if p.Status.Phase != "" {
+		r.carriedEnvironment, r.carriedTags = p.Spec.Environment, p.Spec.Tags
+	}
+	return NewValidationError(validatePlan(p, env, r))
 }

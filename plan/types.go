@@ -295,6 +295,13 @@ type Status struct {
 	// +optional
 	PoliciesOmitted int64 `json:"policiesOmitted,omitempty"`
 
+	// ValidatedGeneration is the spec generation last validated against
+	// the cluster: by a server when it created or edited the plan, or by
+	// the controller for a plan applied or edited with kubectl. A plan
+	// whose generation is not validated renders nothing new.
+	// +optional
+	ValidatedGeneration int64 `json:"validatedGeneration,omitempty"`
+
 	// FinalReport is the final report of the current run: set by the
 	// lifecycle step that ends a started run (its window ended, or it was
 	// canceled), and marked written by the pass that wrote it. Recorded

@@ -201,6 +201,9 @@ func CreatedStatus(stored *plan.ProtectionPlan, actor string, now time.Time) (re
 		return plan.Result{}, true, nil
 	}
 	res, err = plan.Create(stored, actor, now)
+	if err == nil {
+		res.Plan.Status.ValidatedGeneration = stored.Generation // Admit validated it
+	}
 	return res, false, err
 }
 
@@ -230,7 +233,11 @@ func EditedStatus(in EditedStatusInput) (plan.Result, error) {
 	}
 	base := in.Fresh.DeepCopy()
 	base.Spec = in.Before
-	return plan.Edit(base, in.Spec, in.Caller.Username, in.Now)
+	res, err := plan.Edit(base, in.Spec, in.Caller.Username, in.Now)
+	if err == nil {
+		res.Plan.Status.ValidatedGeneration = in.Generation // Edit validated it
+	}
+	return res, err
 }
 
 // ConcurrentEditError says that the plan's spec was edited again by

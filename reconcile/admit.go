@@ -111,7 +111,13 @@ func Edit(in EditInput) (res plan.Result, changed bool, err error) {
 	if err != nil {
 		return plan.Result{}, false, err
 	}
-	changed = len(res.Events) > 0 || !equality.Semantic.DeepEqual(in.Old.Spec, res.Plan.Spec)
+	specChanged := !equality.Semantic.DeepEqual(in.Old.Spec, res.Plan.Spec)
+	changed = len(res.Events) > 0 || specChanged
+	if specChanged {
+		// Storing a changed spec makes the API server add one to the
+		// generation: the status says that generation is validated.
+		res.Plan.Status.ValidatedGeneration = in.Old.Generation + 1
+	}
 	return res, changed, nil
 }
 
@@ -153,6 +159,24 @@ func adopt(in Input) adoption {
 	}
 	a.res, a.err = plan.Create(p, actor, now)
 	return a
+}
+
+// revalidate validates a plan whose generation changed without a server
+// (kubectl edit): plan.ValidateExisting against the input's cluster, less
+// the problems of things that do not exist (a namespace or application in
+// scope gone: the pass fails the plan with NamespaceGone or
+// ApplicationNotFound instead, and retries).
+func revalidate(in Input) error {
+	err := plan.ValidateExisting(in.Plan, validationEnv(in))
+	ve, ok := err.(*plan.ValidationError)
+	if !ok {
+		return err
+	}
+	kept := slices.DeleteFunc(slices.Clone(ve.Errs), func(e *field.Error) bool { return e.Type == field.ErrorTypeNotFound })
+	if len(kept) == 0 {
+		return nil
+	}
+	return &plan.ValidationError{Errs: kept}
 }
 
 // lookupFailed reports whether a validation error holds a failed lookup

@@ -119,6 +119,9 @@ func TestEdit(t *testing.T) {
 			if err == nil && (changed != tc.wantChanged || res.Plan == nil) {
 				t.Errorf("changed = %v, want %v", changed, tc.wantChanged)
 			}
+			if err == nil && changed && res.Plan.Status.ValidatedGeneration != old.Generation+1 {
+				t.Errorf("validated generation %d, want the one storing the spec makes (%d)", res.Plan.Status.ValidatedGeneration, old.Generation+1)
+			}
 		})
 	}
 }

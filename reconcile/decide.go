@@ -117,8 +117,29 @@ func checkInput(in Input) error {
 // (adopt), Tick otherwise. It reports whether the Output is complete.
 func (d *pass) lifecycle() bool {
 	if d.stored.Status.Phase != "" {
+		validated := false
+		if d.stored.Status.ValidatedGeneration != d.stored.Generation {
+			switch err := revalidate(d.in); {
+			case err == nil:
+				validated = true
+			case lookupFailed(err):
+				d.out = Output{Plan: d.stored, Retry: err, Events: []Event{{Reason: EventValidationDeferred, Severity: Warning, Action: "Validate",
+					Note: "the plan's edited spec is not validated yet; nothing new is put in place until it is: " + err.Error()}}}
+				return true
+			default:
+				// Invalid: no tick (a failed plan would be retried into
+				// its window), nothing new rendered; what is in place
+				// stays as it is.
+				d.p = d.stored.DeepCopy()
+				d.out.Failure = &Failure{plan.ReasonInvalidPlan, err.Error()}
+				return false
+			}
+		}
 		res := plan.Tick(d.stored, d.in.Now)
 		d.p, d.events = res.Plan, res.Events
+		if validated {
+			d.p.Status.ValidatedGeneration = d.stored.Generation
+		}
 		return false
 	}
 	a := adopt(d.in)
@@ -137,6 +158,9 @@ func (d *pass) lifecycle() bool {
 	d.created, d.p, d.events = true, a.res.Plan, a.res.Events
 	if a.invalid != nil {
 		d.out.Failure = &Failure{plan.ReasonInvalidPlan, a.invalid.Error()}
+		d.out.Events = append(d.out.Events, Event{Reason: plan.ReasonInvalidPlan, Severity: Warning, Action: "Validate", Note: a.invalid.Error()})
+	} else {
+		d.p.Status.ValidatedGeneration = d.stored.Generation
 	}
 	return false
 }

@@ -441,6 +441,80 @@ func TestDecide(t *testing.T) {
 				}
 			},
 		},
+		"a plan applied with kubectl into an excluded namespace stays failed through the retries and renders nothing": {
+			world: func(t *testing.T) *world {
+				w := newWorld("shop", "kube-system")
+				w.add(freeze("bad", "shop", "kube-system"))
+				return w
+			},
+			act: func(t *testing.T, w *world) reconcile.Output {
+				for i := range 5 {
+					w.passPlan("bad", start.Add(time.Duration(i)*time.Minute))
+				}
+				return w.passPlan("bad", start.Add(time.Hour))
+			},
+			check: func(t *testing.T, w *world, out reconcile.Output) {
+				p := w.plans["bad"]
+				if p.Status.Phase != plan.PhaseFailed || len(w.policies) != 0 || cond(p, plan.ConditionReady).Reason != plan.ReasonInvalidPlan {
+					t.Errorf("phase %s, %d policies, Ready %s", p.Status.Phase, len(w.policies), cond(p, plan.ConditionReady).Reason)
+				}
+				if n := strings.Count(strings.Join(w.events, "\n"), "Failed"); n != 1 {
+					t.Errorf("%d Failed events over six passes, want one: %v", n, w.events)
+				}
+			},
+		},
+		"a plan edited with kubectl into an excluded namespace fails, puts nothing new in place, and recovers once fixed": {
+			world: func(t *testing.T) *world {
+				w := inPlace(t)
+				w.cluster.Namespaces["kube-system"] = true
+				return w
+			},
+			act: func(t *testing.T, w *world) reconcile.Output {
+				p := w.plans["xmas"]
+				p.Spec.Scope.Namespaces = append(p.Spec.Scope.Namespaces, "kube-system")
+				p.Generation++
+				w.passPlan("xmas", start.Add(time.Minute))
+				w.passPlan("xmas", start.Add(2*time.Minute))
+				if p := w.plans["xmas"]; p.Status.Phase != plan.PhaseFailed || !strings.Contains(cond(p, plan.ConditionReady).Message, "spec.scope.namespaces[2]") {
+					t.Fatalf("edited: phase %s, Ready %s", p.Status.Phase, cond(p, plan.ConditionReady).Message)
+				}
+				for _, u := range w.all() {
+					if u.GetNamespace() == "kube-system" {
+						t.Fatalf("a policy in an excluded namespace: %s", u.GetName())
+					}
+				}
+				if len(w.policies) != 4 {
+					t.Errorf("%d policies; want the 4 in place left as they were", len(w.policies))
+				}
+				p = w.plans["xmas"]
+				p.Spec.Scope.Namespaces = p.Spec.Scope.Namespaces[:2]
+				p.Generation++
+				w.passPlan("xmas", start.Add(3*time.Minute))
+				return w.passPlan("xmas", start.Add(4*time.Minute))
+			},
+			check: func(t *testing.T, w *world, out reconcile.Output) {
+				p := w.plans["xmas"]
+				if p.Status.Phase != plan.PhaseActive || p.Status.ValidatedGeneration != p.Generation || len(w.policies) != 4 {
+					t.Errorf("fixed: phase %s, validated %d of %d, %d policies", p.Status.Phase, p.Status.ValidatedGeneration, p.Generation, len(w.policies))
+				}
+			},
+		},
+		"a plan edited with kubectl while the excluded list cannot be read waits; one validated earlier does not": {
+			world: inPlace,
+			act: func(t *testing.T, w *world) reconcile.Output {
+				w.cluster.ExcludedErr = errors.New("configmap: forbidden")
+				if out := w.passPlan("xmas", start.Add(time.Minute)); out.Retry != nil {
+					t.Fatalf("a validated plan waits: %v", out.Retry)
+				}
+				w.plans["xmas"].Generation++
+				return w.passPlan("xmas", start.Add(2*time.Minute))
+			},
+			check: func(t *testing.T, w *world, out reconcile.Output) {
+				if out.Retry == nil || !slices.Contains(w.reasons(), "Warning "+reconcile.EventValidationDeferred) {
+					t.Errorf("retry %v, events %v", out.Retry, w.events)
+				}
+			},
+		},
 		"the compact layout is recorded in the status": {
 			world: func(t *testing.T) *world {
 				w := newWorld("shop")

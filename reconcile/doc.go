@@ -72,5 +72,18 @@
 //   - of two plans whose display names clash, the one created later (by
 //     creation time, then ID) fails;
 //   - an invalid plan is created and fails at once with reason
-//     InvalidPlan and a message naming every field; it renders nothing.
+//     InvalidPlan and a message naming every field; it renders nothing,
+//     and stays failed (a failed plan is otherwise retried into its
+//     window) until its spec is fixed.
+//
+// The same holds for an edit made with kubectl: the plan's status records
+// the spec generation last validated (Status.ValidatedGeneration; a
+// server's Admit, Edit and the statuses it writes set it), and a plan
+// whose generation is not validated is validated again before anything is
+// rendered for it. An edit that makes it invalid fails it and puts nothing
+// new in place (what is in place stays); a lookup that fails holds the
+// plan for the next pass (a ValidationDeferred warning). A namespace or
+// application that no longer exists is not a validation problem there:
+// the pass fails the plan with NamespaceGone or ApplicationNotFound, and
+// retries.
 package reconcile

@@ -29,6 +29,7 @@ const (
 	EventReportFailed          = "ReportFailed"
 	EventCreateFailed          = "CreateFailed"
 	EventCreateDeferred        = "CreateDeferred"
+	EventValidationDeferred    = "ValidationDeferred"
 )
 
 // Event is something to tell people about a plan (a Kubernetes event).
