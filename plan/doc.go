@@ -15,6 +15,13 @@
 //     (render implements Catalog), the categories, a ClusterView, an
 //     ApplicationResolver and the names of other plans (package plantest
 //     has a serializable implementation of the last three, for tests).
+//   - spec.requesters (Requesters, after seed 004's audiences): users,
+//     groups and service accounts (written namespace:name) the plan never
+//     freezes (exclude), and, when include names anyone, the only
+//     requesters it freezes; exclusions win. Names are exact, checked
+//     like display text, without Kyverno's wildcards * and ?
+//     (ValidateRequesters). A change of them is material (IsMaterialEdit,
+//     R-A6): refused once approved, a new request while pending.
 //   - Defaults, which is separate from validation.
 //   - Decode: strict JSON and YAML bodies (413 over 1 MiB, 400 for unknown
 //     fields, duplicate keys, several documents).

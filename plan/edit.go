@@ -120,14 +120,15 @@ func approvedForRun(p *ProtectionPlan) bool {
 }
 
 // IsMaterialEdit reports whether going from oldSpec to newSpec changes what
-// the plan freezes or when: the scope, exclusions, templates (including
+// the plan freezes or when: the scope, exclusions, requesters (who is
+// exempt, and whom the plan is limited to), templates (including
 // parameters), mode or window. The order of list entries does not matter.
 // Name, description, environment and tags are not material.
 func IsMaterialEdit(oldSpec, newSpec Spec) bool {
 	return len(materialFields(oldSpec, newSpec)) > 0
 }
 
-var materialSet = map[string]bool{"scope": true, "exclusions": true, "templates": true, "mode": true, "window": true}
+var materialSet = map[string]bool{"scope": true, "exclusions": true, "requesters": true, "templates": true, "mode": true, "window": true}
 
 func materialFields(oldSpec, newSpec Spec) []string {
 	var out []string
@@ -141,7 +142,8 @@ func materialFields(oldSpec, newSpec Spec) []string {
 
 // ChangedFields names the spec fields (by JSON name) that differ between
 // oldSpec and newSpec, in the order of Spec. The order of scope,
-// exclusion, template and tag entries does not matter.
+// exclusion, requester, template and tag entries does not matter, and
+// requesters naming nobody are the same as none.
 func ChangedFields(oldSpec, newSpec Spec) []string {
 	a, b := normalizeSpec(oldSpec), normalizeSpec(newSpec)
 	pairs := []struct {
@@ -152,6 +154,7 @@ func ChangedFields(oldSpec, newSpec Spec) []string {
 		{"description", a.Description, b.Description},
 		{"scope", a.Scope, b.Scope},
 		{"exclusions", a.Exclusions, b.Exclusions},
+		{"requesters", a.Requesters, b.Requesters},
 		{"templates", a.Templates, b.Templates},
 		{"window", a.Window, b.Window},
 		{"mode", a.Mode, b.Mode},
@@ -179,5 +182,18 @@ func normalizeSpec(s Spec) Spec {
 		return refString(n.Exclusions.Resources[i]) < refString(n.Exclusions.Resources[j])
 	})
 	sort.Slice(n.Templates, func(i, j int) bool { return n.Templates[i].Name < n.Templates[j].Name })
+	if r := n.Requesters; r != nil {
+		for _, set := range []*RequesterSet{&r.Include, &r.Exclude} {
+			sort.Strings(set.Users)
+			sort.Strings(set.Groups)
+			sort.Strings(set.ServiceAccounts)
+			if set.IsEmpty() {
+				*set = RequesterSet{} // nil and empty lists alike
+			}
+		}
+		if r.Include.IsEmpty() && r.Exclude.IsEmpty() {
+			n.Requesters = nil
+		}
+	}
 	return n
 }

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -147,6 +149,18 @@ func TestIsMaterialEdit(t *testing.T) {
 		"the environment and tags are not":        {func(s *Spec) { s.Environment = "Staging"; s.Tags = []string{"Security"} }, false},
 		"reordering the namespaces is not":        {func(s *Spec) { s.Scope.Namespaces = []string{"payments", "shop"} }, false},
 		"an empty list instead of none is not":    {func(s *Spec) { s.Exclusions.Kinds = []string{} }, false},
+		"an exempt user is material": {func(s *Spec) {
+			s.Requesters = &Requesters{Exclude: RequesterSet{Users: []string{"release-bot"}}}
+		}, true},
+		"an exempt service account is material": {func(s *Spec) {
+			s.Requesters = &Requesters{Exclude: RequesterSet{ServiceAccounts: []string{"ci:release"}}}
+		}, true},
+		"limiting the plan to a group is material": {func(s *Spec) {
+			s.Requesters = &Requesters{Include: RequesterSet{Groups: []string{"developers"}}}
+		}, true},
+		"requesters naming nobody are not": {func(s *Spec) {
+			s.Requesters = &Requesters{Include: RequesterSet{Users: []string{}}}
+		}, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -167,5 +181,56 @@ func TestIsMaterialEdit_TemplateOrderDoesNotMatter(t *testing.T) {
 	upd.Templates[0], upd.Templates[1] = upd.Templates[1], upd.Templates[0]
 	if IsMaterialEdit(old, upd) {
 		t.Errorf("reordering templates is not material (changed: %v)", ChangedFields(old, upd))
+	}
+}
+
+func TestIsMaterialEdit_Requesters(t *testing.T) {
+	withExempt := func(users ...string) Spec {
+		s := holiday().Spec
+		s.Requesters = &Requesters{Exclude: RequesterSet{Users: users, Groups: []string{"oncall"}}}
+		return s
+	}
+	cases := map[string]struct {
+		old, new Spec
+		want     bool
+	}{
+		"reordering exempt users is not material":    {withExempt("a", "b"), withExempt("b", "a"), false},
+		"removing an exempt user is material":        {withExempt("a", "b"), withExempt("a"), true},
+		"removing every requester is material":       {withExempt("a"), holiday().Spec, true},
+		"an exempt user renamed in case is material": {withExempt("alice"), withExempt("Alice"), true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := IsMaterialEdit(tc.old, tc.new); got != tc.want {
+				t.Errorf("IsMaterialEdit = %v, want %v (changed: %v)", got, tc.want, ChangedFields(tc.old, tc.new))
+			}
+		})
+	}
+}
+
+func TestEdit_ExemptingARequesterOfAnApprovedPlanIsRefused(t *testing.T) {
+	p := inPhase(t, PhaseScheduled, ApprovalRequired)
+	spec := *p.Spec.DeepCopy()
+	spec.Requesters = &Requesters{Exclude: RequesterSet{Groups: []string{"platform-oncall"}}}
+	_, err := Edit(p, spec, "carol", dec2)
+	if CodeOf(err) != 409 || !strings.Contains(err.Error(), "requesters would be a material change") {
+		t.Fatalf("err = %v (code %d), want a 409 naming requesters", err, CodeOf(err))
+	}
+}
+
+func TestEdit_ExemptingARequesterOfAPendingPlanOpensANewRequest(t *testing.T) {
+	p := inPhase(t, PhasePendingApproval, ApprovalRequired)
+	spec := *p.Spec.DeepCopy()
+	spec.Requesters = &Requesters{Exclude: RequesterSet{Users: []string{"carol"}}}
+	res, err := Edit(p, spec, "carol", dec2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := res.Plan.Status.ApprovalRequest
+	if req == nil || req.Reason != "edited" || req.ID == p.Status.ApprovalRequest.ID {
+		t.Fatalf("request after the edit = %+v, want a new one opened by the edit", req)
+	}
+	if !slices.Contains(res.Plan.Status.Proposers, "carol") {
+		t.Errorf("proposers = %v: carol exempted herself and must not decide", res.Plan.Status.Proposers)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/plan/plantest"
@@ -122,4 +123,32 @@ spec:
 	fmt.Println(plan.CodeOf(err), err)
 	// Output:
 	// 400 invalid YAML body: spec.scope.namespace: unknown field
+}
+
+// A plan's requesters: who it never freezes (exclude) and, when include
+// names anyone, the only requesters it freezes. Exclusions win. Service
+// accounts are written namespace:name; names are exact.
+func ExampleValidateRequesters() {
+	r := &plan.Requesters{
+		Include: plan.RequesterSet{Groups: []string{"developers"}},
+		Exclude: plan.RequesterSet{
+			Users:           []string{"alice"},
+			ServiceAccounts: []string{"ci:release-pipeline"},
+		},
+	}
+	fmt.Println(plan.ValidateRequesters(r, field.NewPath("spec", "requesters")))
+	fmt.Println(r.Exclude.Matches("system:serviceaccount:ci:release-pipeline", nil))
+	fmt.Println(r.Include.Matches("bob", []string{"developers"}), r.Exclude.Matches("bob", []string{"developers"}))
+
+	r.Exclude.Users = []string{"system:*"}
+	r.Exclude.ServiceAccounts = []string{"system:serviceaccount:ci:release-pipeline"}
+	for _, e := range plan.ValidateRequesters(r, field.NewPath("spec", "requesters")) {
+		fmt.Println(e.Field, "-", e.Detail)
+	}
+	// Output:
+	// []
+	// true
+	// true false
+	// spec.requesters.exclude.users[0] - must be an exact name: Kyverno reads * and ? as wildcards, and a requester must only ever match itself
+	// spec.requesters.exclude.serviceAccounts[0] - write namespace:name, without system:serviceaccount:
 }

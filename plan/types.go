@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"slices"
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/telark/protectionplans/window"
@@ -62,6 +65,14 @@ type Spec struct {
 	// applications, back out of every rule.
 	// +optional
 	Exclusions Exclusions `json:"exclusions,omitempty"`
+
+	// Requesters narrow the plan by who makes the request: requesters it
+	// never freezes (exclude: a release pipeline's service account, an
+	// on-call group), and, when include is set, the only requesters it
+	// freezes. Exclusions win. Every write an exclusion admits that the
+	// plan would otherwise refuse or record is recorded as such.
+	// +optional
+	Requesters *Requesters `json:"requesters,omitempty"`
 
 	// Templates are entries of the fixed catalog, each at most once.
 	// +kubebuilder:validation:MinItems=1
@@ -139,6 +150,93 @@ type Exclusions struct {
 	// +optional
 	// +listType=atomic
 	Resources []ResourceRef `json:"resources,omitempty"`
+}
+
+// Requesters are who a plan freezes, after seed 004's audiences: include
+// (when set, only these requesters are frozen; entries are ORed) and
+// exclude (never frozen, whatever include says).
+// +kubebuilder:object:generate=true
+type Requesters struct {
+	// Include, when it names anyone, limits the plan to these requesters.
+	// +optional
+	Include RequesterSet `json:"include,omitzero"`
+	// Exclude are requesters the plan never freezes. Their writes that the
+	// plan would otherwise refuse or record are admitted and recorded as
+	// admitted by an exemption.
+	// +optional
+	Exclude RequesterSet `json:"exclude,omitzero"`
+}
+
+// RequesterSet names requesters as the API server authenticates them.
+// Names are exact (no patterns) and case-sensitive, at most
+// MaxRequesterNameLength characters, without control characters, "{{",
+// "}}", "*" or "?" (Kyverno reads the last two as wildcards); at most
+// MaxRequesters entries per list.
+// +kubebuilder:object:generate=true
+type RequesterSet struct {
+	// Users are user names (the request's userInfo.username). A service
+	// account goes in ServiceAccounts, not here as
+	// system:serviceaccount:<namespace>:<name>.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=256
+	// +listType=atomic
+	Users []string `json:"users,omitempty"`
+	// Groups are group names (any of the request's userInfo.groups).
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=256
+	// +listType=atomic
+	Groups []string `json:"groups,omitempty"`
+	// ServiceAccounts are service accounts written namespace:name (e.g.
+	// ci:release-pipeline): the user system:serviceaccount:ci:release-pipeline.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=317
+	// +listType=atomic
+	ServiceAccounts []string `json:"serviceAccounts,omitempty"`
+}
+
+// IsEmpty reports whether the set names nobody.
+func (s RequesterSet) IsEmpty() bool {
+	return len(s.Users) == 0 && len(s.Groups) == 0 && len(s.ServiceAccounts) == 0
+}
+
+// ServiceAccountPrefix starts the user name of every service account.
+const ServiceAccountPrefix = "system:serviceaccount:"
+
+// ServiceAccountUser returns the user name of a service account written
+// namespace:name: system:serviceaccount:namespace:name.
+func ServiceAccountUser(sa string) string { return ServiceAccountPrefix + sa }
+
+// Matches reports whether the set names a requester: its user name is one
+// of Users or of the ServiceAccounts' user names, or one of its groups is
+// one of Groups. Comparisons are exact.
+func (s RequesterSet) Matches(username string, groups []string) bool {
+	if slices.Contains(s.Users, username) {
+		return true
+	}
+	if sa, ok := strings.CutPrefix(username, ServiceAccountPrefix); ok && slices.Contains(s.ServiceAccounts, sa) {
+		return true
+	}
+	return slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(s.Groups, g) })
+}
+
+// ExcludeSet returns the plan's excluded requesters (none for nil).
+func (r *Requesters) ExcludeSet() RequesterSet {
+	if r == nil {
+		return RequesterSet{}
+	}
+	return r.Exclude
+}
+
+// IncludeSet returns the plan's included requesters (none for nil: the
+// plan freezes everyone).
+func (r *Requesters) IncludeSet() RequesterSet {
+	if r == nil {
+		return RequesterSet{}
+	}
+	return r.Include
 }
 
 // ResourceRef names one namespaced resource.
