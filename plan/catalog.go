@@ -62,6 +62,10 @@ type ParameterInfo struct {
 	Type        ParameterType `json:"type"`
 	Default     string        `json:"default,omitempty"`
 	Description string        `json:"description"`
+	// Values are the values the parameter allows: the value itself, or
+	// each item of a stringList. Empty allows any value of the type. See
+	// Parse.
+	Values []string `json:"values,omitempty"`
 }
 
 // CatalogFunc adapts a function to Catalog.

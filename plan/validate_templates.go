@@ -3,10 +3,7 @@ package plan
 import (
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -43,48 +40,8 @@ func validateTemplate(ref TemplateRef, scope ScopeType, cat Catalog, p *field.Pa
 		errs = append(errs, field.Invalid(p.Child("name"), ref.Name,
 			fmt.Sprintf("does not support %s scope (it supports: %s)", withArticle(scope), joinScopes(info.Scopes))))
 	}
-	keys := make([]string, 0, len(ref.Parameters))
-	for k := range ref.Parameters {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if e := validateParameter(info, k, ref.Parameters[k], p.Child("parameters").Key(k)); e != nil {
-			errs = append(errs, e)
-		}
-	}
-	return errs
-}
-
-func validateParameter(info TemplateInfo, name, value string, p *field.Path) *field.Error {
-	decl, ok := info.Parameter(name)
-	if !ok {
-		return field.Invalid(p, name, fmt.Sprintf("template %s declares no parameter of this name (it declares: %s)",
-			info.Name, declaredParameters(info)))
-	}
-	if msg := checkParameterValue(decl.Type, value); msg != "" {
-		return field.Invalid(p, value, msg)
-	}
-	return nil
-}
-
-// checkParameterValue returns why value does not parse as t, or "".
-func checkParameterValue(t ParameterType, value string) string {
-	switch t {
-	case ParamInteger:
-		if _, err := strconv.ParseInt(value, 10, 64); err != nil {
-			return "must be an integer"
-		}
-	case ParamBoolean:
-		if value != "true" && value != "false" {
-			return "must be true or false"
-		}
-	case ParamDuration:
-		if _, err := time.ParseDuration(value); err != nil {
-			return "must be a duration such as 90s, 15m or 2h"
-		}
-	}
-	return ""
+	_, perrs := info.ParseParameters(ref.Parameters, p.Child("parameters"))
+	return append(errs, perrs...)
 }
 
 func declaredParameters(info TemplateInfo) string {

@@ -24,6 +24,9 @@ func (t Template) Info() plan.TemplateInfo {
 	info := t.info
 	info.Scopes = slices.Clone(t.info.Scopes)
 	info.Parameters = slices.Clone(t.info.Parameters)
+	for i := range info.Parameters {
+		info.Parameters[i].Values = slices.Clone(info.Parameters[i].Values)
+	}
 	return info
 }
 

@@ -183,10 +183,13 @@ func checkRenderDeterministic(t *testing.T, in Input, res Result, y []byte) {
 
 // canonicalValue writes a valid parameter value in canonical form.
 func canonicalValue(param, value string) string {
+	t, _ := Lookup(map[string]string{paramKinds: "create", paramDirection: "scaling"}[param])
+	decl, _ := t.info.Parameter(param)
+	items, _ := decl.Parse(value, field.NewPath(param))
 	if param == paramDirection {
-		return strings.TrimSpace(value)
+		return strings.Join(items, "")
 	}
-	kinds, _ := parseKinds(value, field.NewPath("kinds"))
+	kinds := kindsOf(items)
 	names := make([]string, len(kinds))
 	for i, k := range kinds {
 		names[i] = k.Kind

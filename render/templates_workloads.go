@@ -41,6 +41,7 @@ func kindsParameter(def []Kind, what string) plan.ParameterInfo {
 		Default: kindNames(def),
 		Description: "Comma-separated kinds whose " + what + " is frozen, among: " +
 			knownKindNames() + ".",
+		Values: kindNameList(),
 	}
 }
 
@@ -113,6 +114,7 @@ func scalingTemplate() Template {
 			Parameters: []plan.ParameterInfo{{
 				Name: paramDirection, Type: plan.ParamString, Default: string(DirectionAny),
 				Description: "Which changes are frozen: any, up (increases only) or down (decreases only).",
+				Values:      []string{string(DirectionAny), string(DirectionUp), string(DirectionDown)},
 			}},
 		},
 		rules: []RuleSpec{{
