@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -61,12 +62,42 @@ func (e *ValidationError) HTTPCode() int {
 }
 
 // NewValidationError returns nil for an empty list, so that callers can
-// write `return NewValidationError(errs)`.
+// write `return NewValidationError(errs)`. A string value an error quotes
+// is cut after MaxQuotedValue characters (Shorten): a 100,000-character
+// value is not echoed whole. The errors given are not changed.
 func NewValidationError(errs field.ErrorList) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &ValidationError{Errs: errs}
+	out := make(field.ErrorList, len(errs))
+	for i, fe := range errs {
+		if v, ok := fe.BadValue.(string); ok && len(v) > MaxQuotedValue {
+			c := *fe
+			c.BadValue = Shorten(v, MaxQuotedValue)
+			fe = &c
+		}
+		out[i] = fe
+	}
+	return &ValidationError{Errs: out}
+}
+
+// MaxQuotedValue is the longest value, in characters, an error quotes
+// whole.
+const MaxQuotedValue = 200
+
+// Shorten returns s when it has at most n characters (runes), else its
+// first n characters and a marker that says how long s is, e.g.
+// "QQQ… (100000 characters)".
+func Shorten(s string, n int) string {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	cut := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+	}
+	return fmt.Sprintf("%s… (%d characters)", s[:cut], utf8.RuneCountInString(s))
 }
 
 // ActionError is a refused lifecycle action (cancel, reactivate, edit,
