@@ -170,7 +170,8 @@ type Requesters struct {
 // RequesterSet names requesters as the API server authenticates them.
 // Names are exact (no patterns) and case-sensitive, at most
 // MaxRequesterNameLength characters, without control characters, "{{",
-// "}}", "*" or "?" (Kyverno reads the last two as wildcards); at most
+// "}}", "$(" (Kyverno variables and references), "*" or "?" (Kyverno
+// reads them as wildcards); at most
 // MaxRequesters entries per list.
 // +kubebuilder:object:generate=true
 type RequesterSet struct {

@@ -23,8 +23,9 @@ const (
 // spec.requesters.exclude.users[2]:
 //
 //   - a name that is empty, begins or ends with a space, holds a control
-//     character, "{{" or "}}" (names reach policies, and nothing a user
-//     writes may look like a Kyverno variable), "*" or "?" (Kyverno
+//     character, "{{", "}}" or "$(" (names reach policies, and nothing a
+//     user writes may look like a Kyverno variable or reference, which
+//     Kyverno reads even in a rule's subjects), "*" or "?" (Kyverno
 //     matches subjects as wildcard patterns: a name must only ever match
 //     itself), or is longer than MaxRequesterNameLength;
 //   - a name listed twice in one list (names are case-sensitive, as
@@ -107,6 +108,9 @@ func validateRequesterName(name, what string, p *field.Path) field.ErrorList {
 	}
 	if !utf8.ValidString(name) {
 		errs = append(errs, field.Invalid(p, name, "must be valid UTF-8"))
+	}
+	if strings.Contains(name, "$(") {
+		errs = append(errs, field.Invalid(p, name, "must not contain $( (Kyverno reads $(...) as a reference)"))
 	}
 	if strings.ContainsAny(name, "*?") {
 		errs = append(errs, field.Invalid(p, name,

@@ -21,7 +21,7 @@ func TestValidate_Requesters(t *testing.T) {
 	}
 	runValidateCases(t, map[string]validateCase{
 		"exempt users, groups and service accounts pass": {plan: nightly, code: 200, change: exclude(RequesterSet{
-			Users:           []string{"alice@example.com", "O'Brien \"ops\" $(x) || true"},
+			Users:           []string{"alice@example.com", "O'Brien \"ops\" $x (y) || true"},
 			Groups:          []string{"platform-oncall", "oidc:team.sre"},
 			ServiceAccounts: []string{"ci:release-pipeline", "argocd:argocd-application-controller"},
 		})},
@@ -41,6 +41,9 @@ func TestValidate_Requesters(t *testing.T) {
 		"a user name holding {{ is refused, as a plan name is": {plan: nightly,
 			change: exclude(RequesterSet{Users: []string{"x{{ request.object }}"}}), code: 400,
 			want: []fieldErr{{field.ErrorTypeInvalid, "spec.requesters.exclude.users[0]", "must not contain {{ or }}"}}},
+		"a user name holding $( is refused: Kyverno reads it as a reference, even in subjects": {plan: nightly,
+			change: exclude(RequesterSet{Users: []string{"x$(request.object)"}}), code: 400,
+			want: []fieldErr{{field.ErrorTypeInvalid, "spec.requesters.exclude.users[0]", "must not contain $( (Kyverno reads $(...) as a reference)"}}},
 		"a group name holding a line break is refused": {plan: nightly,
 			change: exclude(RequesterSet{Groups: []string{"ops\nsystem:masters"}}), code: 400,
 			want: []fieldErr{{field.ErrorTypeInvalid, "spec.requesters.exclude.groups[0]", "must be one line without control characters"}}},
