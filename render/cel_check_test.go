@@ -11,6 +11,7 @@ import (
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/ext"
 	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -48,6 +49,7 @@ var celContextType = cel.OpaqueType("kyverno.resource.Context")
 func celEnv(target Target, get func(apiVersion, resource, name string) ref.Val) (*cel.Env, error) {
 	opts := []cel.EnvOption{
 		cel.OptionalTypes(),
+		ext.Strings(ext.StringsVersion(2)), // both engines declare it
 		cel.CrossTypeNumericComparisons(true),
 		cel.Variable("object", cel.DynType),
 		cel.Variable("oldObject", cel.DynType),

@@ -32,7 +32,9 @@ import (
 // celVerdict is what a target's policies do with a request.
 type celVerdict struct {
 	blocked, audited bool
-	messages         []string
+	// recorded: the record policy of exempt requesters failed.
+	recorded bool
+	messages []string
 }
 
 func evaluateCEL(t *testing.T, target Target, res Result, req Request) celVerdict {
@@ -54,6 +56,10 @@ func evaluateCEL(t *testing.T, target Target, res Result, req Request) celVerdic
 			continue
 		}
 		v.messages = append(v.messages, msg)
+		if p.Template == ExemptTemplate {
+			v.recorded = true
+			continue
+		}
 		if m, _ := FailureAction(actions); m == plan.ModeEnforce {
 			v.blocked = true
 		} else {
@@ -232,9 +238,9 @@ func TestCEL_EnginesAgreeWithExplain(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := evaluateCEL(t, target, mustRender(t, in), c.Request.normalized())
-				if got.blocked != want.Blocked || got.audited != want.Audited {
-					t.Fatalf("%s: blocked=%v audited=%v (%q); Explain: blocked=%v audited=%v (%s)",
-						target, got.blocked, got.audited, got.messages, want.Blocked, want.Audited, want.Reason)
+				if got.blocked != want.Blocked || got.audited != want.Audited || got.recorded != want.Exempt {
+					t.Fatalf("%s: blocked=%v audited=%v recorded=%v (%q); Explain: blocked=%v audited=%v exempt=%v (%s)",
+						target, got.blocked, got.audited, got.recorded, got.messages, want.Blocked, want.Audited, want.Exempt, want.Reason)
 				}
 				if want.Message != "" && !slices.Contains(got.messages, want.Message) {
 					t.Errorf("messages %q lack Explain's %q", got.messages, want.Message)

@@ -47,7 +47,7 @@ func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 	opt.dynObjects = c.compact
 	return c.eachPolicy(
 		func(u policyUnit, ns nsScope) (*specProto, error) {
-			spec, err := kyvernoCELSpec(c, u.rules, ns, opt)
+			spec, err := kyvernoCELSpec(c, u, ns, opt)
 			if err != nil {
 				return nil, err
 			}
@@ -66,10 +66,10 @@ func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 		})
 }
 
-// kyvernoCELSpec renders the spec of a policy holding rules for a
-// namespace.
-func kyvernoCELSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) (policiesv1.ValidatingPolicySpec, error) {
-	cs, err := celTranslate(c, rules, ns, opt)
+// kyvernoCELSpec renders the spec of a policy holding a unit's rules for
+// a namespace.
+func kyvernoCELSpec(c *compiled, u policyUnit, ns nsScope, opt celOptions) (policiesv1.ValidatingPolicySpec, error) {
+	cs, err := celTranslate(c, u, ns, opt)
 	if err != nil {
 		return policiesv1.ValidatingPolicySpec{}, err
 	}
@@ -81,7 +81,7 @@ func kyvernoCELSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) (
 		Variables:        cs.variables,
 		Validations:      cs.validations,
 		FailurePolicy:    &fail,
-		ValidationAction: celActions(c.mode, TargetKyvernoCEL),
+		ValidationAction: celActions(c.modeOf(u), TargetKyvernoCEL),
 		EvaluationConfiguration: &policiesv1.EvaluationConfiguration{
 			Mode:       policieskyvernoio.EvaluationModeKubernetes,
 			Admission:  &policiesv1.AdmissionConfiguration{Enabled: &yes},
@@ -109,6 +109,7 @@ func (kyvernoCELTarget) traits() explainTraits {
 		policyName: func(planID, template, _ string) string { return PolicyName(planID, template) },
 		describe:   func(ns, name string) string { return "NamespacedValidatingPolicy " + ns + "/" + name },
 		text:       celText,
+		requester:  celRecordText,
 	}
 }
 

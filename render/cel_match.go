@@ -144,12 +144,25 @@ func celMatchResources(rules []admissionregistrationv1.NamedRuleWithOperations, 
 	}
 }
 
-// celConditions are the match conditions: the exemptions, and the named
-// resources excluded in the namespace, by resource and name (the name of
-// a subresource request is its parent's). Named kinds no template knows
-// exclude nothing and are left out.
-func celConditions(ns nsScope) []admissionregistrationv1.MatchCondition {
+// celConditions are the match conditions: the exemptions, the plan's
+// requesters, and the named resources excluded in the namespace, by
+// resource and name (the name of a subresource request is its parent's).
+// Named kinds no template knows exclude nothing and are left out. The
+// plan's requesters: exempt ones are left out (exempt-requesters) and,
+// with include, only included ones are matched (included-requesters); the
+// record policy matches only exempt requesters (record-exempt-requesters)
+// instead of leaving them out.
+func celConditions(c *compiled, ns nsScope, record bool) []admissionregistrationv1.MatchCondition {
 	out := []admissionregistrationv1.MatchCondition{{Name: "exempt-control-plane", Expression: celExemptions()}}
+	if !c.exempt.empty() && !record {
+		out = append(out, admissionregistrationv1.MatchCondition{Name: "exempt-requesters", Expression: "!" + c.exempt.celTest()})
+	}
+	if !c.include.empty() {
+		out = append(out, admissionregistrationv1.MatchCondition{Name: "included-requesters", Expression: c.include.celTest()})
+	}
+	if record {
+		out = append(out, admissionregistrationv1.MatchCondition{Name: "record-exempt-requesters", Expression: c.exempt.celTest()})
+	}
 	var alts []string
 	for _, group := range groupByKind(ns.excluded) {
 		k, ok := kindByName(group[0].Kind)

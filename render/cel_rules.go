@@ -65,10 +65,11 @@ type celSpec struct {
 	validations []admissionregistrationv1.Validation
 }
 
-// celTranslate translates the rules of one policy (policyRules) for a
+// celTranslate translates the rules of one policy (a policyUnit) for a
 // namespace. A rule with an unknown condition is an
 // *UnknownConditionError.
-func celTranslate(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) (celSpec, error) {
+func celTranslate(c *compiled, u policyUnit, ns nsScope, opt celOptions) (celSpec, error) {
+	rules := u.rules
 	perRule := make([][]admissionregistrationv1.NamedRuleWithOperations, len(rules))
 	var union []admissionregistrationv1.NamedRuleWithOperations
 	for i, r := range rules {
@@ -78,7 +79,7 @@ func celTranslate(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) (ce
 	vars := &celVars{}
 	spec := celSpec{
 		match:      celMatchResources(union, c.excludedKinds, opt),
-		conditions: celConditions(ns),
+		conditions: celConditions(c, ns, u.record),
 	}
 	all := triplesOf(union)
 	for i, r := range rules {
@@ -86,10 +87,26 @@ func celTranslate(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) (ce
 		if err != nil {
 			return celSpec{}, err
 		}
+		if u.record {
+			v.Message = opt.text(strings.TrimSuffix(recordPrefix, " ") + c.recordSuffix(r.What))
+			v.MessageExpression = celString(opt.text(recordPrefix)) + " + " + celRecordRequester + " + " +
+				celString(opt.text(c.recordSuffix(r.What)))
+		}
 		spec.validations = append(spec.validations, v)
 	}
 	spec.variables = vars.declarations()
 	return spec, nil
+}
+
+// celRecordRequester is the requester's user name in a record's message
+// expression: a line break reads as a space (the API server would drop a
+// message holding one for the static message, which names nobody).
+// Neither engine evaluates a message expression's result.
+const celRecordRequester = celUsername + `.replace("\r", " ").replace("\n", " ")`
+
+// celRecordText is what celRecordRequester makes of a user name.
+func celRecordText(u string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(u)
 }
 
 // celValidation translates one rule: the negation of its match guard, its

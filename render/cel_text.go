@@ -86,12 +86,17 @@ func celSelectorTerms(sel *metav1.LabelSelector, labels string) []string {
 	return terms
 }
 
+// The requester in CEL: the user name ("" when missing) and groups.
+const (
+	celUsername = `request.userInfo.?username.orValue("")`
+	celGroups   = "request.userInfo.?groups.orValue([])"
+)
+
 // celExemptions is the match condition that leaves Kubernetes' own control
 // plane out (Exemptions): false for an exempt requester. A pattern's "*"
 // (only ever at its end) becomes startsWith.
 func celExemptions() string {
-	user := `request.userInfo.?username.orValue("")`
-	groups := "request.userInfo.?groups.orValue([])"
+	user, groups := celUsername, celGroups
 	var exactUsers, terms []string
 	for _, e := range exemptions {
 		prefix, wildcard := strings.CutSuffix(e.Name, "*")

@@ -67,12 +67,16 @@ func TestCompact_DecidesAsThePerTemplateLayout(t *testing.T) {
 					t.Fatal(err)
 				}
 				if compact.Blocked != perTemplate.Blocked || compact.Audited != perTemplate.Audited ||
-					compact.Template != perTemplate.Template || compact.Message != perTemplate.Message ||
+					compact.Exempt != perTemplate.Exempt || compact.Template != perTemplate.Template || compact.Message != perTemplate.Message ||
 					compact.Rule != compactRule(perTemplate.Template, perTemplate.Rule) {
 					t.Fatalf("compact: %+v\nper template: %+v", compact, perTemplate)
 				}
 				if compact.Policy != "" {
-					want := translators[target].traits().policyName(c.Input.Plan.Name, CompactTemplate, compact.Namespace)
+					template := CompactTemplate
+					if compact.Exempt { // the record policy, in both layouts
+						template = ExemptTemplate
+					}
+					want := translators[target].traits().policyName(c.Input.Plan.Name, template, compact.Namespace)
 					if compact.Policy != want {
 						t.Errorf("compact Explain names policy %s, want %s", compact.Policy, want)
 					}
@@ -83,9 +87,9 @@ func TestCompact_DecidesAsThePerTemplateLayout(t *testing.T) {
 				// The engines, on the compact render, agree with Explain;
 				// the first failing validation is the rule it names.
 				got := evaluateCEL(t, target, mustRender(t, in), c.Request.normalized())
-				if got.blocked != compact.Blocked || got.audited != compact.Audited {
-					t.Fatalf("%s compact: blocked=%v audited=%v (%q); Explain: blocked=%v audited=%v (%s)",
-						target, got.blocked, got.audited, got.messages, compact.Blocked, compact.Audited, compact.Reason)
+				if got.blocked != compact.Blocked || got.audited != compact.Audited || got.recorded != compact.Exempt {
+					t.Fatalf("%s compact: blocked=%v audited=%v recorded=%v (%q); Explain: blocked=%v audited=%v exempt=%v (%s)",
+						target, got.blocked, got.audited, got.recorded, got.messages, compact.Blocked, compact.Audited, compact.Exempt, compact.Reason)
 				}
 				if compact.Message != "" && (len(got.messages) != 1 || got.messages[0] != compact.Message) {
 					t.Errorf("the compact policy says %q, Explain %q", got.messages, compact.Message)

@@ -30,6 +30,10 @@ type compiled struct {
 	namespaces []nsScope
 	// excludedKinds are sorted and distinct.
 	excludedKinds []string
+	// exempt are the requesters the plan never freezes
+	// (spec.requesters.exclude); include, when it names anyone, the only
+	// requesters it freezes. Exclusions win.
+	exempt, include requesterSet
 }
 
 // kindIdentifier is what an excluded kind must look like: an identifier
@@ -69,6 +73,12 @@ func compile(in Input) (*compiled, error) {
 	errs = append(errs, e...)
 	c.excludedKinds, e = excludedKinds(p.Spec.Exclusions.Kinds, spec.Child("exclusions", "kinds"))
 	errs = append(errs, e...)
+	// Requester names reach policies as Kyverno subjects and CEL string
+	// literals: checked as plan validation checks them (no wildcard, no
+	// template delimiters, no control characters).
+	errs = append(errs, plan.ValidateRequesters(p.Spec.Requesters, spec.Child("requesters"))...)
+	c.exempt = newRequesterSet(p.Spec.Requesters.ExcludeSet())
+	c.include = newRequesterSet(p.Spec.Requesters.IncludeSet())
 	if target == TargetVAP { // the only target that writes members' names
 		errs = append(errs, checkMembers(c.namespaces)...)
 	}
@@ -174,6 +184,8 @@ type policyUnit struct {
 	templates []string
 	rules     []RuleSpec
 	owners    []string
+	// record: the record policy of exempt requesters (recordUnit).
+	record bool
 }
 
 // units are the policies of a namespace, in the plan's template order:
@@ -183,18 +195,7 @@ type policyUnit struct {
 // catalog's own rule names are unique across templates, a test holds it).
 func (c *compiled) units(ns nsScope) []policyUnit {
 	if c.compact {
-		u := policyUnit{template: CompactTemplate}
-		for _, bt := range c.templates {
-			u.templates = append(u.templates, bt.name)
-			for _, r := range policyRules(bt, ns) {
-				if r.Condition == LeavesApplication {
-					r.Name = bt.name + "-" + r.Name
-				}
-				u.rules = append(u.rules, r)
-				u.owners = append(u.owners, bt.name)
-			}
-		}
-		return []policyUnit{u}
+		return []policyUnit{c.compactUnit(ns, CompactTemplate)}
 	}
 	out := make([]policyUnit, len(c.templates))
 	for i, bt := range c.templates {
@@ -206,6 +207,63 @@ func (c *compiled) units(ns nsScope) []policyUnit {
 		out[i] = policyUnit{template: bt.name, templates: []string{bt.name}, rules: rules, owners: owners}
 	}
 	return out
+}
+
+// compactUnit holds every template's rules and scope guards, in the
+// plan's order, a scope guard's name prefixed with its template's.
+func (c *compiled) compactUnit(ns nsScope, template string) policyUnit {
+	u := policyUnit{template: template}
+	for _, bt := range c.templates {
+		u.templates = append(u.templates, bt.name)
+		for _, r := range policyRules(bt, ns) {
+			if r.Condition == LeavesApplication {
+				r.Name = compactRuleName(bt.name, r)
+			}
+			u.rules = append(u.rules, r)
+			u.owners = append(u.owners, bt.name)
+		}
+	}
+	return u
+}
+
+// compactRuleName is the name of a template's rule in a policy holding
+// every template: a scope guard's is prefixed with its template's.
+func compactRuleName(template string, r RuleSpec) string {
+	if r.Condition == LeavesApplication {
+		return template + "-" + r.Name
+	}
+	return r.Name
+}
+
+// allUnits are the policies of a namespace: units, then, when the plan
+// exempts requesters, the record policy (recordUnit).
+func (c *compiled) allUnits(ns nsScope) []policyUnit {
+	us := c.units(ns)
+	if !c.exempt.empty() {
+		us = append(us, c.recordUnit(ns))
+	}
+	return us
+}
+
+// recordUnit is the policy that records the writes of exempt requesters
+// in a namespace: every template's rules as in the compact layout,
+// matching only exempt requesters (and, with include, included ones), in
+// audit mode, with a message naming the requester. The rules decide as
+// the plan's own do, so it records exactly the writes the exemptions
+// admit.
+func (c *compiled) recordUnit(ns nsScope) policyUnit {
+	u := c.compactUnit(ns, ExemptTemplate)
+	u.record = true
+	return u
+}
+
+// modeOf is the mode of a unit's policy: the plan's, or audit for the
+// record policy.
+func (c *compiled) modeOf(u policyUnit) plan.Mode {
+	if u.record {
+		return plan.ModeAudit
+	}
+	return c.mode
 }
 
 // policyRules are a template's rules and scope guards for a namespace.
@@ -226,7 +284,7 @@ func (c *compiled) eachPolicy(spec func(u policyUnit, ns nsScope) (*specProto, e
 	for _, ns := range c.namespaces {
 		us, ok := units[ns.key]
 		if !ok {
-			us = c.units(ns)
+			us = c.allUnits(ns)
 			units[ns.key] = us
 		}
 		for _, u := range us {

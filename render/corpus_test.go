@@ -50,6 +50,9 @@ func explainCorpus(t *testing.T) []corpusCase {
 	for _, c := range applicationCases() {
 		add(c.name, Input{Plan: applicationsPlan(), Applications: []plan.Application{checkoutApp()}, Now: now}, c.req)
 	}
+	for _, c := range requesterCases() {
+		add(c.name, Input{Plan: c.plan, Applications: c.apps, Now: now}, c.req)
+	}
 	up := namespacePlan(plan.ModeEnforce, []string{"shop"}, tplWith("scaling", "direction", "up"))
 	add("direction up: scaling up is blocked", Input{Plan: up, Now: now}, scaleReq(gvkDeployment, "web", 2, 3))
 	add("direction up: scaling down is not", Input{Plan: up, Now: now}, scaleReq(gvkDeployment, "web", 3, 2))

@@ -62,7 +62,7 @@
 // vocabulary; requests from Kubernetes' own control plane (Exemptions:
 // kube-system service accounts, the controller manager, the scheduler,
 // nodes), so that a freeze never stops the cluster from keeping running
-// workloads alive. Pods are not in the default kinds of create, delete and
+// workloads alive; and the plan's own exempt requesters (see Requesters). Pods are not in the default kinds of create, delete and
 // all-writes (operators create and delete them to keep workloads running);
 // a plan can list them.
 //
@@ -89,10 +89,54 @@
 // freeze: first an update that only removes the label, then the frozen
 // change on an object no longer in scope.
 //
+// # Requesters
+//
+// A plan's spec.requesters (after seed 004's audiences) names users,
+// groups and service accounts (namespace:name, the user
+// system:serviceaccount:<namespace>:<name>): exclude, requesters the plan
+// never freezes, and include, when it names anyone, the only requesters it
+// freezes. Exclusions win. Names are exact: compile refuses "*" and "?"
+// (Kyverno matches subjects as wildcard patterns), "{{", "}}" and "$("
+// (Kyverno reads variables and references even in a rule's subjects) and
+// control characters, as plan validation does. Every rule of every policy
+// carries them, next to the control plane's exemptions:
+//
+//   - kyverno: the exempt requesters are subjects of the exclude block's
+//     first filter, after the control plane (User, Group, and
+//     ServiceAccount with its namespace); include makes them the subjects
+//     of the match filter;
+//   - kyverno-cel and vap: match conditions, "exempt-requesters" (false
+//     for an exempt requester) and "included-requesters", comparing
+//     request.userInfo's username and groups with string literals
+//     (celString), exactly as Explain compares them.
+//
+// A write an exemption admits is recorded. When a plan exempts anyone,
+// each namespace gets one more policy, the record policy (ExemptTemplate,
+// named "<plan>-exempt", for vap "<plan>-exempt.<namespace>"): every
+// template's rules as in the compact layout, matching only exempt
+// requesters (and, with include, only included ones: kyverno writes a
+// match.all of the two subject filters), in audit mode whatever the
+// plan's mode, so that it admits and records exactly the writes the
+// plan's own policies would have refused or recorded. Its message names
+// the requester, who is text like any other: "exempt requester <name>
+// admitted by protection plan <plan>: <what>", where kyverno writes
+// "base64:" and the name's base64 (Kyverno's base64_encode of
+// request.userInfo.username inside a shallow substitution, so that Kyverno
+// evaluates nothing of it), and both CEL targets a message expression
+// (whose result neither engine evaluates; a line break in the name reads
+// as a space, as the API server drops a message with one). kyverno and
+// kyverno-cel record it as an audit violation (events, policy reports,
+// hence the violations feed, with the template label "exempt"); vap's
+// binding is [Audit, Warn]: a warning to the requester and the
+// validation_failure annotation of the request's audit event, which reach
+// no feed. Explain decides such a write Exempt, naming the record
+// policy's rule and message.
+//
 // # Messages and user text
 //
 // User text (plan and application names) reaches messages only, never an
-// expression: kyverno writes it base64-encoded inside Kyverno's
+// expression (requester names reach policies as Kyverno subjects and CEL
+// string literals, checked as Requesters says): kyverno writes it base64-encoded inside Kyverno's
 // base64_decode (Kyverno evaluates messages as templates); the CEL targets
 // write it as literal messages (neither Kyverno's CEL engine nor the API
 // server evaluates a message) and, for the scope guard's

@@ -70,6 +70,42 @@ func ExampleExplain() {
 	// scaling is frozen by protection plan Black Friday until 2026-11-30 06:00 UTC
 }
 
+// A plan's exempt requesters are never frozen; each write of theirs that
+// the plan would have refused is admitted and recorded by the namespace's
+// record policy, whose message names the requester (in base64 for the
+// kyverno target, whose messages are templates).
+func ExampleExplain_exemptRequester() {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	p := examplePlan()
+	p.Spec.Requesters = &plan.Requesters{Exclude: plan.RequesterSet{ServiceAccounts: []string{"ci:release-pipeline"}}}
+	scale := func(replicas int64) map[string]any {
+		return map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale", "spec": map[string]any{"replicas": replicas}}
+	}
+	req := render.Request{
+		Operation:   render.OpUpdate,
+		Kind:        schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
+		Subresource: "scale",
+		Namespace:   "shop",
+		Name:        "checkout",
+		OldObject:   scale(3),
+		Object:      scale(10),
+		UserInfo:    render.UserInfo{Username: "system:serviceaccount:ci:release-pipeline"},
+	}
+	for _, target := range []render.Target{render.TargetKyverno, render.TargetVAP} {
+		d, err := render.Explain(render.Input{Plan: p, Now: now, Target: target}, req)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(d.Blocked, d.Exempt, d.Policy)
+		fmt.Println(d.Message)
+	}
+	// Output:
+	// false true black-friday-exempt
+	// exempt requester base64:c3lzdGVtOnNlcnZpY2VhY2NvdW50OmNpOnJlbGVhc2UtcGlwZWxpbmU= admitted by protection plan Black Friday: scaling
+	// false true black-friday-exempt.shop
+	// exempt requester system:serviceaccount:ci:release-pipeline admitted by protection plan Black Friday: scaling
+}
+
 func ExampleCatalog() {
 	for _, t := range render.Catalog() {
 		info := t.Info()

@@ -115,6 +115,20 @@ func TestGolden_Cases(t *testing.T) {
 			return Input{Plan: p, Applications: []plan.Application{app}, Now: now}
 		}},
 		{"hostile", func() Input { return hostileInput() }},
+		// Exempt requesters only: excluded from every rule, recorded by
+		// the record policy, which matches them alone.
+		{"requesters_exempt_namespaces", func() Input {
+			return Input{Plan: exemptingPlan(plan.ModeEnforce), Now: now}
+		}},
+		// Include and exclude on an applications scope (scope guards, the
+		// /scale rules): every rule matches only included requesters; the
+		// record policy's rules match included and exempt ones (kyverno:
+		// match.all).
+		{"requesters_include_applications", func() Input {
+			p := exemptingApplicationsPlan()
+			p.Spec.Requesters.Include = plan.RequesterSet{Groups: []string{"developers"}, ServiceAccounts: []string{"ci:deployer"}}
+			return Input{Plan: p, Applications: []plan.Application{checkoutApp()}, Now: now}
+		}},
 		{"applications_members_and_guards", func() Input {
 			p := appPlan(plan.ModeEnforce, tpl("scaling"), tpl("image-change"))
 			p.Spec.Scope.Applications = []string{"checkout", "search"}
@@ -163,6 +177,11 @@ func TestGolden_Compact(t *testing.T) {
 				Members:  []plan.ResourceRef{{Kind: "Deployment", Name: "indexer", Namespace: "shop"}}}
 			p.Spec.Exclusions.Resources = []plan.ResourceRef{{Kind: "ConfigMap", Name: "feature-flags", Namespace: "shop"}}
 			return Input{Plan: p, Applications: []plan.Application{checkout, search}, Now: now}
+		}},
+		{"compact_requesters_namespaces_audit", func() Input {
+			p := exemptingPlan(plan.ModeAudit)
+			p.Spec.Requesters.Include = plan.RequesterSet{Users: []string{"alice"}, Groups: []string{"developers"}}
+			return Input{Plan: p, Now: now}
 		}},
 	}
 	for _, target := range Targets() {

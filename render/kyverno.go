@@ -65,32 +65,100 @@ func kyvernoGuardMessage(prefix, suffix string) string {
 		enc([]byte(suffix)) + "')]) }}"
 }
 
-// kyvernoSpec renders the spec of a policy for a namespace.
+// kyvernoRecordMessage writes the message of a write an exemption
+// admitted: the literal parts (base64, decoded) around the base64 of the
+// requester's user name (base64_encode), in one shallow substitution as
+// kyvernoGuardMessage. The name comes from the request at run time and is
+// text like any other: Kyverno would evaluate a "{{ }}" in it if it were
+// substituted as is; its base64 holds nothing Kyverno reads.
+func kyvernoRecordMessage(suffix string) string {
+	enc := base64.StdEncoding.EncodeToString
+	return "{{- join('', [base64_decode('" + enc([]byte(recordPrefix+recordBase64)) +
+		"'), base64_encode(request.userInfo.username || ''), base64_decode('" + enc([]byte(suffix)) + "')]) }}"
+}
+
+// kyvernoSpec renders the spec of a policy for a namespace. The plan's
+// exempt requesters are excluded from every rule; with include, every
+// rule matches only the included requesters. The record policy
+// (policyUnit.record) instead matches only exempt requesters (and
+// included ones: a match.all of the two), in audit mode, with the record
+// message.
 func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]string) (*specProto, error) {
-	exclude := kyvernoExclude(c.excludedKinds, ns)
+	exempt := c.exempt
+	if u.record {
+		exempt = requesterSet{}
+	}
+	exclude := kyvernoExclude(c.excludedKinds, ns, exempt)
 	spec := kySpec{
 		Admission:               true,
 		Background:              false,
 		EmitWarning:             false,
-		ValidationFailureAction: kyvernoAction(c.mode),
+		ValidationFailureAction: kyvernoAction(c.modeOf(u)),
 	}
 	for i, r := range u.rules {
-		if r.Condition == LeavesApplication {
+		var rules []kyRule
+		switch {
+		case u.record:
+			msg := kyvernoRecordMessage(c.recordSuffix(r.What))
+			var err error
+			if r.Condition == LeavesApplication {
+				var guard kyRule
+				guard, err = kyvernoGuard(r, ns, msg, exclude)
+				rules = []kyRule{guard}
+			} else {
+				rules, err = kyvernoRules(r, ns, msg, exclude)
+			}
+			if err != nil {
+				return nil, err
+			}
+		case r.Condition == LeavesApplication:
 			prefix, suffix := c.guardMessageParts(r.Application)
 			guard, err := kyvernoGuard(r, ns, kyvernoGuardMessage(prefix, suffix), exclude)
 			if err != nil {
 				return nil, err
 			}
-			spec.Rules = append(spec.Rules, guard)
-			continue
+			rules = []kyRule{guard}
+		default:
+			var err error
+			if rules, err = kyvernoRules(r, ns, messages[u.owners[i]+"/"+r.Name], exclude); err != nil {
+				return nil, err
+			}
 		}
-		rules, err := kyvernoRules(r, ns, messages[u.owners[i]+"/"+r.Name], exclude)
-		if err != nil {
-			return nil, err
+		for j := range rules {
+			if err := c.kyvernoRequesters(&rules[j], u.record); err != nil {
+				return nil, err
+			}
 		}
 		spec.Rules = append(spec.Rules, rules...)
 	}
 	return newSpecProto(spec)
+}
+
+// kyvernoRequesters narrows a rule's match by requester: to the included
+// requesters (subjects in its filter), and in the record policy to the
+// exempt requesters too (a match.all of two filters on the same
+// resources: included and exempt).
+func (c *compiled) kyvernoRequesters(rule *kyRule, record bool) error {
+	include := c.include.kyvernoSubjects()
+	if !record && len(include) == 0 {
+		return nil
+	}
+	if len(rule.Match.Any) != 1 || len(rule.Match.All) > 0 {
+		return fmt.Errorf("render: rule %s: a match of one filter expected, to narrow by requester", rule.Name)
+	}
+	f := rule.Match.Any[0]
+	switch {
+	case !record:
+		rule.Match.Any[0].Subjects = include
+	case len(include) == 0:
+		rule.Match.Any[0].Subjects = c.exempt.kyvernoSubjects()
+	default:
+		rule.Match = kyMatch{All: []kyFilter{
+			{Resources: f.Resources, Subjects: include},
+			{Resources: f.Resources, Subjects: c.exempt.kyvernoSubjects()},
+		}}
+	}
+	return nil
 }
 
 // kyvernoPolicy makes the object of one namespace from a shared spec.
@@ -148,6 +216,7 @@ func (kyvernoTarget) traits() explainTraits {
 		describe:        func(ns, name string) string { return "policy " + ns + "/" + name },
 		splitScaleRules: true,
 		text:            func(s string) string { return s },
+		requester:       func(u string) string { return recordBase64 + base64.StdEncoding.EncodeToString([]byte(u)) },
 	}
 }
 

@@ -3,7 +3,9 @@ package render
 // kyvernoExclude writes the exclude block every rule of a policy carries
 // (R-R3), as filters of which any one excludes the request:
 //
-//  1. the exemptions (Kubernetes' own control plane), by subject;
+//  1. the exemptions (Kubernetes' own control plane), by subject, then
+//     the plan's exempt requesters (spec.requesters.exclude), except in
+//     the record policy, which matches only them;
 //  2. the excluded kinds, each with its /scale: a rule matching
 //     Deployment/scale is not excluded by "Deployment" alone (the plain
 //     kind selector has no subresource). Kinds are named without group, so
@@ -13,8 +15,8 @@ package render
 //     with its /scale again. They name no namespace: a namespaced Policy
 //     only sees its own namespace, and Kyverno refuses namespace filters
 //     in one. Exclusions of other namespaces are left out.
-func kyvernoExclude(kinds []string, ns nsScope) *kyMatch {
-	m := &kyMatch{Any: []kyFilter{{Subjects: kyvernoSubjects()}}}
+func kyvernoExclude(kinds []string, ns nsScope, exempt requesterSet) *kyMatch {
+	m := &kyMatch{Any: []kyFilter{{Subjects: append(kyvernoSubjects(), exempt.kyvernoSubjects()...)}}}
 	if len(kinds) > 0 {
 		m.Any = append(m.Any, kyFilter{Resources: &kyResources{Kinds: withScale(kinds)}})
 	}

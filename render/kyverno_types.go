@@ -36,7 +36,8 @@ type kyRule struct {
 }
 
 type kyMatch struct {
-	Any []kyFilter `json:"any"`
+	Any []kyFilter `json:"any,omitempty"`
+	All []kyFilter `json:"all,omitempty"`
 }
 
 type kyFilter struct {
@@ -51,8 +52,9 @@ type kyResources struct {
 }
 
 type kySubject struct {
-	Kind string `json:"kind"`
-	Name string `json:"name"`
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 type kyContextEntry struct {

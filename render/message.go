@@ -27,6 +27,22 @@ func enforceMessage(planName, what, until string) string {
 	return what + " is frozen by protection plan " + planName + " " + until
 }
 
+// recordPrefix starts the message of a write an exemption admitted, which
+// then names the requester, and says what the plan would have done:
+// "exempt requester <name> admitted by protection plan <plan>: <what>".
+// kyverno writes the name in base64, after "base64:" (Kyverno evaluates
+// messages as templates, and a user name is text like any other).
+const recordPrefix = "exempt requester "
+
+// recordBase64 marks a requester's name written in base64.
+const recordBase64 = "base64:"
+
+// recordSuffix is the part of a record's message after the requester's
+// name.
+func (c *compiled) recordSuffix(what string) string {
+	return " admitted by protection plan " + c.planName + ": " + what
+}
+
 // message returns the message of a rule in the plan's mode.
 func (c *compiled) message(what string) string {
 	if c.mode == plan.ModeAudit {

@@ -51,6 +51,12 @@ type Decision struct {
 	// Audited is true when an auditing policy admits it and records a
 	// violation (it would be blocked in enforce mode).
 	Audited bool `json:"audited"`
+	// Exempt is true when the plan would refuse or record the request but
+	// its requester is exempt (spec.requesters.exclude): it is admitted,
+	// and recorded as a write an exemption admitted by the namespace's
+	// record policy (ExemptTemplate), which Policy, Rule and Message
+	// name; Template is the template whose rule would have applied.
+	Exempt bool `json:"exempt,omitempty"`
 	// Template, Rule, Namespace and Policy name the rule that applies (the
 	// first in the plan's template order, a template's scope guards after
 	// its rules), as rendered for the input's target: Policy is the name of
@@ -108,13 +114,15 @@ func (r Request) normalized() Request {
 }
 
 // stage is how far a request got through one rule: match by kind and
-// operation, the exemptions, the exclusions, the application selectors,
-// the condition.
+// operation, the exemptions, the included requesters, the exclusions, the
+// application selectors, the condition. (A plan's exempt requesters go as
+// far as the others: their writes are recorded where the rule applies.)
 type stage int
 
 const (
 	stageNoMatch stage = iota
 	stageExempt
+	stageNotIncluded
 	stageExcluded
 	stageNotSelected
 	stageUnchanged
@@ -126,6 +134,9 @@ type outcome struct {
 	stage  stage
 	reason string
 	rule   string
+	// exempt names the plan's exemption that covers the requester
+	// (requesterSet.which), "" for none.
+	exempt string
 }
 
 func (c *compiled) explain(req Request) (Decision, error) {
@@ -143,6 +154,8 @@ func (c *compiled) explain(req Request) (Decision, error) {
 				return Decision{}, err
 			}
 			switch {
+			case o.stage == stageApplies && o.exempt != "":
+				return c.recordDecision(u.owners[i], r, o, ns, req), nil
 			case o.stage == stageApplies:
 				return c.decision(u, u.owners[i], r, o, ns, req), nil
 			case o.stage == stageUnchanged && !slices.Contains(unchanged, r.What):
@@ -190,6 +203,23 @@ func (c *compiled) decision(u policyUnit, template string, r RuleSpec, o outcome
 	return d
 }
 
+// recordDecision is the decision on a write the plan's exemptions admit:
+// the record policy's rule (named as in the compact layout) records it.
+func (c *compiled) recordDecision(template string, r RuleSpec, o outcome, ns nsScope, req Request) Decision {
+	tr := translators[c.target].traits()
+	name := tr.policyName(c.planID, ExemptTemplate, ns.name)
+	rule := o.rule
+	if r.Condition == LeavesApplication && !c.compact {
+		rule = compactRuleName(template, r)
+	}
+	return Decision{
+		Exempt: true, Template: template, Rule: rule, Namespace: ns.name, Policy: name,
+		Message: tr.text(recordPrefix) + tr.requester(req.UserInfo.Username) + tr.text(c.recordSuffix(r.What)),
+		Reason: fmt.Sprintf("admitted: %s is exempt from the plan (%s); recorded by rule %s of %s",
+			req.UserInfo.Username, o.exempt, rule, tr.describe(ns.name, name)),
+	}
+}
+
 // evaluate runs one rule on a request, in Kyverno's order: match, exclude,
 // preconditions (the application selectors), deny conditions (the
 // condition). A scope guard goes the same way: an object the application
@@ -203,6 +233,9 @@ func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) (outcome, error
 	}
 	if e, ok := exemptionFor(req.UserInfo); ok {
 		return outcome{stage: stageExempt, reason: fmt.Sprintf("%s is exempt (%s): Kubernetes' own control plane is never frozen", req.UserInfo.Username, e.Why)}, nil
+	}
+	if !c.include.empty() && !c.include.matches(req.UserInfo) {
+		return outcome{stage: stageNotIncluded, reason: fmt.Sprintf("%s is not among the requesters the plan is limited to (spec.requesters.include)", req.UserInfo.Username)}, nil
 	}
 	if slices.Contains(c.excludedKinds, req.Kind.Kind) {
 		return outcome{stage: stageExcluded, reason: fmt.Sprintf("kind %s is excluded from the plan", req.Kind.Kind)}, nil
@@ -220,7 +253,7 @@ func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) (outcome, error
 	if !holds {
 		return outcome{stage: stageUnchanged}, nil
 	}
-	return outcome{stage: stageApplies, rule: ruleName}, nil
+	return outcome{stage: stageApplies, rule: ruleName, exempt: c.exempt.which(req.UserInfo)}, nil
 }
 
 // inScope mirrors the application-selector tests of a rule: selected; for

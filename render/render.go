@@ -48,11 +48,12 @@ type Policy struct {
 	// Target is the target rendered to.
 	Target Target
 	// Template is the catalog name of the template; CompactTemplate in
-	// the compact layout. It is the telark.io/template label.
+	// the compact layout; ExemptTemplate for the record policy of exempt
+	// requesters. It is the telark.io/template label.
 	Template string
 	// Templates are the catalog names of the templates whose rules the
 	// policy holds, in the plan's order: Template, or in the compact
-	// layout every template of the plan.
+	// layout and the record policy every template of the plan.
 	Templates []string
 	// Namespace is the namespace the policy freezes (its objects live in
 	// it for the Kyverno targets).
@@ -71,7 +72,8 @@ type Policy struct {
 
 // Render renders an active plan into its admission policies: one per
 // template and namespace in scope (R-R2), or in the compact layout one
-// per namespace. A plan whose phase is not active
+// per namespace; and, when the plan exempts requesters, one record policy
+// per namespace (ExemptTemplate). A plan whose phase is not active
 // renders to an empty Result and no error (R-R7): nothing stays in the
 // cluster outside the window.
 //

@@ -76,6 +76,9 @@ type explainTraits struct {
 	scaleByMembers bool
 	// text is a message as the target writes it.
 	text func(string) string
+	// requester is the requester's user name as a record's message
+	// writes it (after recordPrefix).
+	requester func(string) string
 }
 
 // translators are the supported targets.

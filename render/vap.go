@@ -80,7 +80,7 @@ func (vapTarget) policies(c *compiled) ([]Policy, error) {
 	opt.dynObjects = c.compact
 	return c.eachPolicy(
 		func(u policyUnit, ns nsScope) (*specProto, error) {
-			spec, err := vapSpec(c, u.rules, ns, opt)
+			spec, err := vapSpec(c, u, ns, opt)
 			if err != nil {
 				return nil, err
 			}
@@ -91,10 +91,10 @@ func (vapTarget) policies(c *compiled) ([]Policy, error) {
 		})
 }
 
-// vapSpec renders the spec of a ValidatingAdmissionPolicy holding rules
-// for a namespace.
-func vapSpec(c *compiled, rules []RuleSpec, ns nsScope, opt celOptions) (admissionregistrationv1.ValidatingAdmissionPolicySpec, error) {
-	cs, err := celTranslate(c, rules, ns, opt)
+// vapSpec renders the spec of a ValidatingAdmissionPolicy holding a
+// unit's rules for a namespace.
+func vapSpec(c *compiled, u policyUnit, ns nsScope, opt celOptions) (admissionregistrationv1.ValidatingAdmissionPolicySpec, error) {
+	cs, err := celTranslate(c, u, ns, opt)
 	if err != nil {
 		return admissionregistrationv1.ValidatingAdmissionPolicySpec{}, err
 	}
@@ -115,7 +115,7 @@ func vapPolicy(c *compiled, u policyUnit, namespace string, proto *specProto) (P
 	if err != nil {
 		return Policy{}, err
 	}
-	bindingProto, err := bindingSpecProto(c.mode, name, namespace)
+	bindingProto, err := bindingSpecProto(c.modeOf(u), name, namespace)
 	if err != nil {
 		return Policy{}, err
 	}
@@ -210,6 +210,7 @@ func (vapTarget) traits() explainTraits {
 		describe:       func(_, name string) string { return "ValidatingAdmissionPolicy " + name },
 		scaleByMembers: true,
 		text:           vapText,
+		requester:      celRecordText,
 	}
 }
 

@@ -44,10 +44,10 @@ func TestCompactLayoutAgreesWithExplain(t *testing.T) {
 						t.Fatal(err)
 					}
 					rule := perTemplate.Rule
-					if strings.HasPrefix(rule, "scope-guard") {
+					if strings.HasPrefix(rule, "scope-guard") && !perTemplate.Exempt {
 						rule = perTemplate.Template + "-" + rule
 					}
-					if want.Blocked != perTemplate.Blocked || want.Audited != perTemplate.Audited ||
+					if want.Blocked != perTemplate.Blocked || want.Audited != perTemplate.Audited || want.Exempt != perTemplate.Exempt ||
 						want.Template != perTemplate.Template || want.Message != perTemplate.Message || want.Rule != rule {
 						t.Fatalf("Explain, compact: %+v; per template: %+v", want, perTemplate)
 					}
@@ -56,9 +56,9 @@ func TestCompactLayoutAgreesWithExplain(t *testing.T) {
 						t.Fatal(err)
 					}
 					got := runners[target](t, res, c.Request)
-					if got.blocked != want.Blocked || got.audited != want.Audited {
-						t.Fatalf("engine: blocked=%v audited=%v (%q); Explain: blocked=%v audited=%v (%s)",
-							got.blocked, got.audited, got.messages, want.Blocked, want.Audited, want.Reason)
+					if got.blocked != want.Blocked || got.audited != want.Audited || got.recorded != want.Exempt {
+						t.Fatalf("engine: blocked=%v audited=%v recorded=%v (%q); Explain: blocked=%v audited=%v exempt=%v (%s)",
+							got.blocked, got.audited, got.recorded, got.messages, want.Blocked, want.Audited, want.Exempt, want.Reason)
 					}
 					if want.Message == "" {
 						return

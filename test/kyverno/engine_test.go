@@ -73,9 +73,9 @@ func TestEngineAgreesWithExplain(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := runKyverno(t, cfg, jp, res, c.Request)
-			if got.blocked != c.Want.Blocked || got.audited != c.Want.Audited {
-				t.Fatalf("Kyverno: blocked=%v audited=%v (failed rules %v); Explain: blocked=%v audited=%v (%s)",
-					got.blocked, got.audited, got.failed, c.Want.Blocked, c.Want.Audited, c.Want.Reason)
+			if got.blocked != c.Want.Blocked || got.audited != c.Want.Audited || got.recorded != c.Want.Exempt {
+				t.Fatalf("Kyverno: blocked=%v audited=%v recorded=%v (failed rules %v); Explain: blocked=%v audited=%v exempt=%v (%s)",
+					got.blocked, got.audited, got.recorded, got.failed, c.Want.Blocked, c.Want.Audited, c.Want.Exempt, c.Want.Reason)
 			}
 			if c.Want.Rule != "" && !slices.Contains(got.failed, c.Want.Policy+"/"+c.Want.Rule) {
 				t.Errorf("Kyverno failed %v, Explain names %s/%s", got.failed, c.Want.Policy, c.Want.Rule)
@@ -103,8 +103,11 @@ func engines() map[render.Target]func(*testing.T, render.Result, render.Request)
 
 type verdict struct {
 	blocked, audited bool
-	failed           []string // "<policy>/<rule>"
-	messages         []string
+	// recorded: the record policy of exempt requesters (template
+	// render.ExemptTemplate) recorded the request.
+	recorded bool
+	failed   []string // "<policy>/<rule>"
+	messages []string
 }
 
 // runKyverno evaluates every rendered policy of the request's namespace
@@ -138,9 +141,14 @@ func runKyverno(t *testing.T, cfg config.Configuration, jp jmespath.Interface, r
 				t.Errorf("rule %s/%s errors: %s", pol.Name, r.Name(), r.Message())
 			}
 		}
-		if resp.HasEnforcedFailure() {
+		switch {
+		case p.Template == render.ExemptTemplate && resp.HasEnforcedFailure():
+			t.Errorf("the record policy %s refused the request", pol.Name)
+		case p.Template == render.ExemptTemplate && resp.IsFailed():
+			v.recorded = true
+		case resp.HasEnforcedFailure():
 			v.blocked = true
-		} else if resp.IsFailed() {
+		case resp.IsFailed():
 			v.audited = true
 		}
 	}

@@ -47,9 +47,9 @@ func TestCELEnginesAgreeWithExplain(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := run[target](t, res, c.Request)
-				if got.blocked != want.Blocked || got.audited != want.Audited {
-					t.Fatalf("engine: blocked=%v audited=%v (%q); Explain: blocked=%v audited=%v (%s)",
-						got.blocked, got.audited, got.messages, want.Blocked, want.Audited, want.Reason)
+				if got.blocked != want.Blocked || got.audited != want.Audited || got.recorded != want.Exempt {
+					t.Fatalf("engine: blocked=%v audited=%v recorded=%v (%q); Explain: blocked=%v audited=%v exempt=%v (%s)",
+						got.blocked, got.audited, got.recorded, got.messages, want.Blocked, want.Audited, want.Exempt, want.Reason)
 				}
 				if want.Message != "" && !slices.Contains(got.messages, want.Message) {
 					t.Errorf("the engine's messages %q lack %q", got.messages, want.Message)
@@ -95,6 +95,13 @@ func runVAP(t *testing.T, res render.Result, req render.Request) verdict {
 			}
 			v.failed = append(v.failed, vap.Name)
 			v.messages = append(v.messages, d.Message)
+			if p.Template == render.ExemptTemplate {
+				if slices.Contains(binding.Spec.ValidationActions, admissionregistrationv1.Deny) {
+					t.Errorf("the record policy %s refuses", vap.Name)
+				}
+				v.recorded = true
+				continue
+			}
 			if slices.Contains(binding.Spec.ValidationActions, admissionregistrationv1.Deny) {
 				v.blocked = true
 			} else {
