@@ -240,14 +240,16 @@ func (r Request) Summary() string {
 }
 
 // Verdict is the decision in a word: blocked (refused in enforce mode),
-// audited (admitted and recorded in audit mode) or admitted (no rule
-// applies).
+// audited (admitted and recorded in audit mode), exempt (admitted for an
+// exempt requester and recorded as such) or admitted (no rule applies).
 func (d Decision) Verdict() string {
 	switch {
 	case d.Blocked:
 		return "blocked"
 	case d.Audited:
 		return "audited"
+	case d.Exempt:
+		return "exempt"
 	}
 	return "admitted"
 }

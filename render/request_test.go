@@ -217,6 +217,9 @@ func TestDecision_VerdictAndPolicyRef(t *testing.T) {
 		"a ValidatingAdmissionPolicy is cluster-scoped": {
 			render.Decision{Blocked: true, Namespace: "shop", Policy: "freeze-create-shop"}, render.TargetVAP, "blocked", "freeze-create-shop",
 		},
+		"an exempt requester's write names the record policy": {
+			render.Decision{Exempt: true, Namespace: "shop", Policy: "freeze-exempt"}, render.TargetKyverno, "exempt", "shop/freeze-exempt",
+		},
 		"an admitted request names no policy": {
 			render.Decision{Reason: "no template applies"}, render.TargetKyverno, "admitted", "",
 		},
