@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
@@ -111,6 +112,9 @@ func readLimited(r io.Reader, max int64) ([]byte, error) {
 func decodeJSON(data []byte, into any) error {
 	strict, err := sigsjson.UnmarshalStrict(data, into)
 	if err != nil {
+		if times := timeErrors(data, into, err); times != nil {
+			return &DecodeError{Format: FormatJSON, Problems: times}
+		}
 		return jsonError(data, err)
 	}
 	de := &DecodeError{Format: FormatJSON}
@@ -197,6 +201,10 @@ func decodeYAML(data []byte, into any) error {
 		de.Problems = append(de.Problems, DecodeProblem{Field: path, Kind: ProblemUnknownField})
 	}
 	if err := yaml.Unmarshal(data, into); err != nil {
+		if times := timeErrors(doc, into, err); times != nil {
+			de.Problems = append(de.Problems, times...)
+			return de
+		}
 		te := yamlError(err)
 		de.Line, de.Problems = te.Line, append(de.Problems, te.Problems...)
 	} else {
@@ -206,6 +214,21 @@ func decodeYAML(data []byte, into any) error {
 		return de
 	}
 	return nil
+}
+
+// timeErrors is the malformed times of the JSON document data, with
+// their paths (badTimes), when err is a time that did not parse; nil
+// otherwise.
+func timeErrors(data []byte, into any, err error) []DecodeProblem {
+	var pe *time.ParseError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	var tree any
+	if sigsjson.UnmarshalCaseSensitivePreserveInts(data, &tree) != nil {
+		return nil
+	}
+	return badTimes(tree, into)
 }
 
 // countDocuments counts the YAML documents that hold more than comments.
@@ -244,8 +267,12 @@ func yamlError(err error) *DecodeError {
 	msg = strings.TrimPrefix(msg, "error unmarshaling JSON: while decoding JSON: ")
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	msg = strings.Join(strings.Fields(msg), " ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		de.Line, _ = strconv.Atoi(m[1])
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		// The line is the error's Line; the text says it once, not again.
+		de.Line, _ = strconv.Atoi(msg[m[2]:m[3]])
+		if strings.HasPrefix(msg[m[1]:], ": ") {
+			msg = msg[:m[0]] + msg[m[1]+2:]
+		}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {

@@ -97,7 +97,7 @@ func TestDecode_Refuses(t *testing.T) {
 		},
 		"a YAML key given twice is refused with its line": {
 			body: strings.Replace(planYAML, "  name: Holiday freeze\n", "  name: Holiday freeze\n  name: Other\n", 1),
-			want: &DecodeError{Format: FormatYAML, Line: 7, Problems: []DecodeProblem{{Kind: ProblemMalformed, Detail: `unmarshal errors: line 7: key "name" already set in map`}}},
+			want: &DecodeError{Format: FormatYAML, Line: 7, Problems: []DecodeProblem{{Kind: ProblemMalformed, Detail: `unmarshal errors: key "name" already set in map`}}},
 		},
 		"a JSON key given twice is refused": {
 			body: strings.Replace(planJSON, `"mode": "audit"`, `"mode": "audit", "mode": "enforce"`, 1),
@@ -113,7 +113,7 @@ func TestDecode_Refuses(t *testing.T) {
 		},
 		"malformed YAML is located by line": {
 			body: "spec:\n  name: x\n    mode: audit\n",
-			want: &DecodeError{Format: FormatYAML, Line: 3, Problems: []DecodeProblem{{Kind: ProblemMalformed, Detail: "line 3: mapping values are not allowed in this context"}}},
+			want: &DecodeError{Format: FormatYAML, Line: 3, Problems: []DecodeProblem{{Kind: ProblemMalformed, Detail: "mapping values are not allowed in this context"}}},
 		},
 		"a value of the wrong type names its field": {
 			body: strings.Replace(planJSON, `"mode": "audit"`, `"mode": 5`, 1),
@@ -127,6 +127,18 @@ func TestDecode_Refuses(t *testing.T) {
 			body: "spec:\n  nmae: x\n  templates: image-change\n",
 			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{
 				{Field: "spec.nmae", Kind: ProblemUnknownField}, {Field: "spec.templates", Kind: ProblemWrongType, Detail: "cannot use a string as a []plan.TemplateRef"}}},
+		},
+		"a malformed YAML time names its field, without Go's layout (issue 17)": {
+			body: strings.Replace(strings.Replace(planYAML, "startAt: 2026-12-24T18:00:00+01:00", "startAt: 2026-12-24", 1),
+				"endAt: 2026-12-27T06:00:00+01:00", "endAt: tomorrow", 1),
+			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{
+				{Field: "spec.window.endAt", Kind: ProblemWrongType, Detail: `"tomorrow" is not an RFC 3339 time, e.g. 2026-12-24T18:00:00+01:00`},
+				{Field: "spec.window.startAt", Kind: ProblemWrongType, Detail: `"2026-12-24" is not an RFC 3339 time, e.g. 2026-12-24T18:00:00+01:00`}}},
+		},
+		"a malformed JSON time names its field, and a long one is cut": {
+			body: strings.Replace(planJSON, `"2026-12-27T06:00:00+01:00"`, `"`+strings.Repeat("9", 1000)+`"`, 1),
+			want: &DecodeError{Format: FormatJSON, Problems: []DecodeProblem{
+				{Field: "spec.window.endAt", Kind: ProblemWrongType, Detail: `"` + strings.Repeat("9", 79) + `… (1002 characters) is not an RFC 3339 time, e.g. 2026-12-24T18:00:00+01:00`}}},
 		},
 		"a time in the year 10000 in UTC is refused: it could not be written back": {
 			body: strings.Replace(planYAML, "startAt: 2026-12-24T18:00:00+01:00", "startAt: 9999-12-31T23:00:00-05:00", 1),

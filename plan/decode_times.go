@@ -1,8 +1,10 @@
 package plan
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"time"
 
@@ -78,4 +80,58 @@ func unwritableTime(t time.Time, pointed bool) string {
 			u.Year(), u.Format(time.RFC3339))
 	}
 	return ""
+}
+
+// badTimes finds the times of a decoded document (maps, slices and
+// scalars, as from JSON) that the Go type of into cannot read, with their
+// paths: the decoders report a malformed time without its field, in Go's
+// layout syntax. Each is checked by the time type's own UnmarshalJSON.
+func badTimes(doc any, into any) []DecodeProblem {
+	var out []DecodeProblem
+	walkBadTimes(doc, reflect.TypeOf(into), "", &out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out
+}
+
+func walkBadTimes(doc any, t reflect.Type, path string, out *[]DecodeProblem) {
+	t = deref(t)
+	if t == metaTimeType || t == microTimeType {
+		if doc == nil {
+			return
+		}
+		data, err := json.Marshal(doc)
+		if err == nil {
+			err = reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(data)
+		}
+		if err != nil {
+			*out = append(*out, DecodeProblem{Field: path, Kind: ProblemWrongType,
+				Detail: fmt.Sprintf("%s is not an RFC 3339 time, e.g. 2026-12-24T18:00:00+01:00", Shorten(string(data), 80))})
+		}
+		return
+	}
+	if decodesItself(t) {
+		return
+	}
+	switch v := doc.(type) {
+	case map[string]any:
+		switch t.Kind() {
+		case reflect.Map:
+			for k, e := range v {
+				walkBadTimes(e, t.Elem(), fmt.Sprintf("%s[%s]", path, k), out)
+			}
+		case reflect.Struct:
+			fields := jsonFields(t)
+			for k, e := range v {
+				if ft, ok := fields[k]; ok {
+					walkBadTimes(e, ft, joinPath(path, k), out)
+				}
+			}
+		}
+	case []any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for i, e := range v {
+				walkBadTimes(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i), out)
+			}
+		}
+	}
 }

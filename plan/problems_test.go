@@ -38,9 +38,9 @@ func TestProblemsOf(t *testing.T) {
 			err:  decodeError(t, "metadata:\n  name: x\nspec:\n  scope:\n    namespace: [shop]\n"),
 			want: []string{"Decode spec.scope.namespace: unknown field (400)"},
 		},
-		"a body that is not YAML says at which line": {
+		"a body that is not YAML says at which line, once (issue 17)": {
 			err:  decodeError(t, "metadata:\n  name: x\nspec: [\n"),
-			want: []string{"Decode line 3: line 3: did not find expected node content (400)"},
+			want: []string{"Decode line 3: did not find expected node content (400)"},
 		},
 		"a refused action is its field and reason, with its code": {
 			err: &plan.ActionError{Action: "create", Reason: "approvalMode is not set", Code: http.StatusBadRequest,
