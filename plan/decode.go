@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
@@ -137,10 +138,14 @@ func strictProblem(err error) DecodeProblem {
 	if !errors.As(err, &fe) {
 		return DecodeProblem{Kind: ProblemMalformed, Detail: err.Error()}
 	}
-	if strings.HasPrefix(err.Error(), "duplicate field") {
-		return DecodeProblem{Field: fe.FieldPath(), Kind: ProblemDuplicateField}
+	path := fe.FieldPath()
+	if strings.IndexFunc(path, unicode.IsControl) >= 0 {
+		path = strconv.Quote(path) // a name that would break the line
 	}
-	return DecodeProblem{Field: fe.FieldPath(), Kind: ProblemUnknownField}
+	if strings.HasPrefix(err.Error(), "duplicate field") {
+		return DecodeProblem{Field: path, Kind: ProblemDuplicateField}
+	}
+	return DecodeProblem{Field: path, Kind: ProblemUnknownField}
 }
 
 func jsonError(data []byte, err error) error {

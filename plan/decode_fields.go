@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 var (
@@ -50,14 +52,18 @@ func walkObject(obj map[string]any, t reflect.Type, path string, out *[]string) 
 	switch t.Kind() {
 	case reflect.Map:
 		for k, v := range obj {
-			walkUnknown(v, t.Elem(), fmt.Sprintf("%s[%s]", path, k), out)
+			walkUnknown(v, t.Elem(), path+keySuffix(k), out)
 		}
 	case reflect.Struct:
 		fields := jsonFields(t)
 		for k, v := range obj {
 			ft, ok := fields[k]
 			if !ok {
-				*out = append(*out, joinPath(path, k))
+				if suffix := keySuffix(k); suffix != "["+k+"]" {
+					*out = append(*out, path+suffix) // a name that would break the line
+				} else {
+					*out = append(*out, joinPath(path, k))
+				}
 				continue
 			}
 			walkUnknown(v, ft, joinPath(path, k), out)
@@ -109,4 +115,10 @@ func joinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// keySuffix is "[key]" as KeyPath writes it: quoted when the key could
+// break a one-line error.
+func keySuffix(k string) string {
+	return strings.TrimPrefix(KeyPath(field.NewPath("x"), k).String(), "x")
 }

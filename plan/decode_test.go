@@ -91,6 +91,14 @@ func TestDecode_Refuses(t *testing.T) {
 			body: strings.Replace(planYAML, "  - name: scaling\n", "  - name: scaling\n    naem: x\n", 1),
 			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Field: "spec.templates[0].naem", Kind: ProblemUnknownField}}},
 		},
+		"an unknown YAML field with a line break in its name is quoted (issue 17)": {
+			body: strings.Replace(planYAML, "  mode: audit", "  mode: audit\n  \"a\\nb: c\": 1", 1),
+			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Field: `spec["a\nb: c"]`, Kind: ProblemUnknownField}}},
+		},
+		"an unknown JSON field with a line break in its name is quoted": {
+			body: strings.Replace(planJSON, `"mode": "audit"`, `"mode": "audit", "a\nb: c": 1`, 1),
+			want: &DecodeError{Format: FormatJSON, Problems: []DecodeProblem{{Field: `"spec.a\nb: c"`, Kind: ProblemUnknownField}}},
+		},
 		"field names are case-sensitive": {
 			body: strings.Replace(planYAML, "  mode: audit", "  Mode: audit", 1),
 			want: &DecodeError{Format: FormatYAML, Problems: []DecodeProblem{{Field: "spec.Mode", Kind: ProblemUnknownField}}},
