@@ -3,6 +3,7 @@ package window
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -45,4 +46,18 @@ func (e *ParseError) Unwrap() []error {
 		errs[i] = fe
 	}
 	return errs
+}
+
+// ParseInstant reads an instant as an API or command line is given one:
+// an RFC 3339 time (2026-12-25T12:00:00+01:00), or a date (2026-12-25),
+// which is its midnight in UTC. Anything else is a *ParseError at fld.
+func ParseInstant(fld *field.Path, v string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, &ParseError{Errs: field.ErrorList{field.Invalid(fld, v,
+		"is neither an RFC 3339 time (2026-12-25T12:00:00+01:00) nor a date (2026-12-25, midnight UTC)")}}
 }

@@ -16,6 +16,9 @@ type Listing struct {
 	To   time.Time `json:"to"`
 	// Intervals are the intervals that meet the range, sorted; never nil.
 	Intervals []ListedInterval `json:"intervals"`
+	// Now is the instant ListAt marked the active interval at; nil for
+	// List. Table has an ACTIVE column when it is set.
+	Now *time.Time `json:"now,omitempty"`
 }
 
 // ListedInterval is one interval of a Listing, in the window's zone and in
@@ -30,6 +33,9 @@ type ListedInterval struct {
 	EndUTC    *time.Time `json:"endUTC,omitempty"`
 	OpenStart bool       `json:"openStart,omitempty"`
 	OpenEnd   bool       `json:"openEnd,omitempty"`
+	// Active marks the interval the window is active in at the
+	// listing's Now (ListAt).
+	Active bool `json:"active,omitempty"`
 }
 
 // ListEnd is where a listing from from ends when its caller names no end:
@@ -51,6 +57,20 @@ func (w *Window) List(from, to time.Time) Listing {
 	l := Listing{Window: w.Describe(), TimeZone: w.loc.String(), From: from, To: to, Intervals: []ListedInterval{}}
 	for _, iv := range w.Occurrences(from, to) {
 		l.Intervals = append(l.Intervals, listed(iv))
+	}
+	return l
+}
+
+// ListAt is List, with Now set and the interval the window is active in
+// at now (Containing) marked Active: the listed interval it overlaps.
+func (w *Window) ListAt(from, to, now time.Time) Listing {
+	l := w.List(from, to)
+	l.Now = &now
+	if in, ok := w.Containing(now); ok {
+		for i, iv := range l.Intervals {
+			l.Intervals[i].Active = (iv.End == nil || in.Start.IsZero() || in.Start.Before(*iv.End)) &&
+				(iv.Start == nil || in.End.IsZero() || iv.Start.Before(in.End))
+		}
 	}
 	return l
 }
@@ -86,13 +106,20 @@ func (l Listing) Table() (header []string, rows [][]string) {
 		header = append(header, "START (UTC)", "END (UTC)")
 	}
 	header = append(header, "LENGTH")
+	if l.Now != nil {
+		header = append(header, "ACTIVE")
+	}
 	rows = [][]string{}
 	for _, iv := range l.Intervals {
 		row := []string{edgeText(iv.Start, iv.OpenStart, "<= ", "since ever"), edgeText(iv.End, iv.OpenEnd, ">= ", "until canceled")}
 		if utc {
 			row = append(row, edgeText(iv.StartUTC, iv.OpenStart, "<= ", "since ever"), edgeText(iv.EndUTC, iv.OpenEnd, ">= ", "until canceled"))
 		}
-		rows = append(rows, append(row, iv.length()))
+		row = append(row, iv.length())
+		if l.Now != nil {
+			row = append(row, map[bool]string{true: "yes", false: "no"}[iv.Active])
+		}
+		rows = append(rows, row)
 	}
 	return header, rows
 }
