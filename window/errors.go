@@ -50,7 +50,7 @@ func (e *ParseError) Unwrap() []error {
 
 // ParseInstant reads an instant as an API or command line is given one:
 // an RFC 3339 time (2026-12-25T12:00:00+01:00), or a date (2026-12-25),
-// which is its midnight in UTC. Anything else is a *ParseError at fld.
+// which is its midnight in UTC. Anything else is an *InstantError at fld.
 func ParseInstant(fld *field.Path, v string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
 		return t, nil
@@ -58,6 +58,19 @@ func ParseInstant(fld *field.Path, v string) (time.Time, error) {
 	if t, err := time.Parse(time.DateOnly, v); err == nil {
 		return t, nil
 	}
-	return time.Time{}, &ParseError{Errs: field.ErrorList{field.Invalid(fld, v,
-		"is neither an RFC 3339 time (2026-12-25T12:00:00+01:00) nor a date (2026-12-25, midnight UTC)")}}
+	return time.Time{}, &InstantError{Err: field.Invalid(fld, v,
+		"is neither an RFC 3339 time (2026-12-25T12:00:00+01:00) nor a date (2026-12-25, midnight UTC)")}
 }
+
+// InstantError is a value ParseInstant cannot read, at its field: 400.
+type InstantError struct {
+	Err *field.Error
+}
+
+func (e *InstantError) Error() string { return e.Err.Error() }
+
+// HTTPCode is 400 (Bad Request).
+func (e *InstantError) HTTPCode() int { return http.StatusBadRequest }
+
+// Unwrap returns the field error.
+func (e *InstantError) Unwrap() error { return e.Err }

@@ -78,11 +78,11 @@ func TestParseInstant(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, err := window.ParseInstant(field.NewPath("--now"), c.in)
-			var pe *window.ParseError
+			var ie *window.InstantError
 			switch {
 			case c.err == "" && (err != nil || !got.Equal(c.want)):
 				t.Errorf("got %v, %v; want %v", got, err, c.want)
-			case c.err != "" && (!errors.As(err, &pe) || !strings.HasPrefix(pe.Errs[0].Error(), c.err) || pe.HTTPCode() != 400):
+			case c.err != "" && (!errors.As(err, &ie) || !strings.HasPrefix(err.Error(), c.err) || ie.HTTPCode() != 400):
 				t.Errorf("err %v, want %s", err, c.err)
 			}
 		})
