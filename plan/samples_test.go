@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -12,12 +13,13 @@ import (
 // catalog (package render), which plan may not import.
 var sampleCatalog = CatalogFunc(func(name string) (TemplateInfo, bool) {
 	both := []ScopeType{ScopeApplications, ScopeNamespaces}
-	kinds := []ParameterInfo{{Name: "kinds", Type: ParamStringList}}
+	kinds := []ParameterInfo{{Name: "kinds", Type: ParamStringList,
+		Values: []string{"Deployment", "StatefulSet", "Job", "CronJob", "Service", "Ingress", "PersistentVolumeClaim"}}}
 	switch name {
 	case "create", "delete", "all-writes":
 		return TemplateInfo{Name: name, Scopes: both, Parameters: kinds}, true
 	case "scaling":
-		return TemplateInfo{Name: name, Scopes: both, Parameters: []ParameterInfo{{Name: "direction", Type: ParamString}}}, true
+		return TemplateInfo{Name: name, Scopes: both, Parameters: []ParameterInfo{{Name: "direction", Type: ParamString, Values: []string{"any", "up", "down"}}}}, true
 	case "image-change", "configmap-edits", "secret-edits", "storage", "rollout-restart":
 		return TemplateInfo{Name: name, Scopes: both}, true
 	}
@@ -38,6 +40,10 @@ var sampleCluster = fakeCluster{
 	},
 }
 
+// Every sample is valid at a fixed instant and today (issue 17: a sample
+// with a time range had expired): the real clock is read here, a test's
+// right, so a sample that will expire fails the day it does. Samples are
+// recurring windows for that reason.
 func TestSamplePlans_DecodeValidateAndCreate(t *testing.T) {
 	now := at("Sun Nov 1 2026 10:00 UTC")
 	env := ValidationEnv{Now: now, Catalog: sampleCatalog, Cluster: sampleCluster,
@@ -47,8 +53,8 @@ func TestSamplePlans_DecodeValidateAndCreate(t *testing.T) {
 		window string
 	}{
 		"nightly-image-freeze.yaml": {PhaseScheduled, "every day at 22:00 Europe/Berlin for 8h"},
-		"holiday-freeze.yaml":       {PhaseScheduled, "from 2026-12-24 18:00 to 2026-12-27 06:00 Europe/Berlin"},
-		"production-release.yaml":   {PhasePendingApproval, "from 2026-11-16 08:00 to 2026-11-20 18:00 UTC"},
+		"holiday-freeze.yaml":       {PhaseScheduled, "on 24 December at 18:00 Europe/Berlin for 60h"},
+		"production-release.yaml":   {PhasePendingApproval, "every Monday to Friday at 09:00 Europe/Berlin for 10h"},
 	}
 	files, err := filepath.Glob("../examples/plans/*.yaml")
 	if err != nil {
@@ -77,6 +83,11 @@ func TestSamplePlans_DecodeValidateAndCreate(t *testing.T) {
 			}
 			if err := Validate(&p, env); err != nil {
 				t.Fatalf("Validate: %v", err)
+			}
+			today := env
+			today.Now = time.Now()
+			if err := Validate(&p, today); err != nil {
+				t.Errorf("Validate today (%s): %v", today.Now.Format(time.RFC3339), err)
 			}
 			res, err := Create(&p, "alice", now)
 			if err != nil {

@@ -32,7 +32,7 @@ func TestValidate(t *testing.T) {
 		{name: "validate_holiday_namespaces_yaml", code: 0,
 			args: []string{"validate", "-f", holiday, "--namespaces", "shop,payments", "--now", "2026-11-01T10:00:00Z", "-o", "yaml"}},
 		{name: "validate_production_ended", code: 1,
-			args: []string{"validate", "-f", production, "--cluster", cluster, "--now", "2026-12-01T00:00:00Z", "-o", "table"}},
+			args: []string{"validate", "-f", "testdata/q4-release-2026.yaml", "--cluster", cluster, "--now", "2026-12-01T00:00:00Z", "-o", "table"}},
 		{name: "validate_invalid", code: 1,
 			args: []string{"validate", "-f", "testdata/invalid.yaml", "--cluster", cluster, "--now", "2026-11-01T10:00:00Z"}},
 		{name: "validate_invalid_json", code: 1,
@@ -93,8 +93,8 @@ func TestRender(t *testing.T) {
 		{name: "render_holiday_kyverno_compact", code: 0,
 			args: []string{"render", "-f", holiday, "--now", "2026-12-25T12:00:00+01:00", "--compact"}},
 		{name: "render_holiday_ended_json", code: 0,
-			args:   []string{"render", "-f", holiday, "--now", "2027-01-04T09:00:00+01:00", "-o", "json"},
-			stderr: "protectctl: no policies: plan holiday-freeze is terminated at 2027-01-04T09:00:00+01:00\n"},
+			args:   []string{"render", "-f", "testdata/q4-release-2026.yaml", "--cluster", cluster, "--now", "2027-01-04T09:00:00+01:00", "-o", "json"},
+			stderr: "protectctl: no policies: plan q4-release-2026 is terminated at 2027-01-04T09:00:00+01:00\n"},
 	})
 }
 
@@ -248,17 +248,17 @@ func TestReport(t *testing.T) {
 	with := func(args ...string) []string { return append(append([]string(nil), base...), args...) }
 	runGolden(t, []goldenCase{
 		{name: "report_holiday_md", code: 0, args: with()},
-		{name: "report_holiday_json", code: 0, args: with("--format", "json")},
-		{name: "report_holiday_csv", code: 0, args: with("--format", "csv")},
-		{name: "report_holiday_html", code: 0, args: with("--format", "html")},
+		{name: "report_holiday_json", code: 0, args: with("-o", "json")},
+		{name: "report_holiday_csv", code: 0, args: with("-o", "csv")},
+		{name: "report_holiday_html", code: 0, args: with("--format", "html")}, // -o's former name
 		{name: "report_nightly_manual_md", code: 0,
 			args: []string{"report", "-f", nightly, "--cluster", cluster, "--ledger", "testdata/nightly.ledger.json", "--now", "2026-11-03T12:00:00Z"}},
 	})
 }
 
-func TestReport_WritesTheFileNamedByO(t *testing.T) {
+func TestReport_WritesTheFileNamedByOutputFile(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "holiday.html")
-	res := protectctl(t, "", "report", "-f", holiday, "--ledger", ledger, "--now", "2026-12-28T09:00:00+01:00", "-o", out)
+	res := protectctl(t, "", "report", "-f", holiday, "--ledger", ledger, "--now", "2026-12-28T09:00:00+01:00", "--output-file", out)
 	if res.code != 0 || res.stdout != "" {
 		t.Fatalf("exit status %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
@@ -274,7 +274,7 @@ func TestReport_WritesTheFileNamedByO(t *testing.T) {
 
 // Every command's --help shows an example.
 func TestHelp_ShowsAnExampleForEveryCommand(t *testing.T) {
-	for _, cmd := range []string{"", "validate", "render", "windows", "explain", "report", "templates"} {
+	for _, cmd := range []string{"", "validate", "render", "windows", "explain", "report", "templates", "version"} {
 		t.Run("help "+cmd, func(t *testing.T) {
 			args := strings.Fields(cmd + " --help")
 			res := protectctl(t, "", args...)
@@ -288,10 +288,11 @@ func TestHelp_ShowsAnExampleForEveryCommand(t *testing.T) {
 // A plan exported from the cluster (kubectl get -o yaml) carries its
 // status: report uses it as stored, here a run canceled on Christmas Day.
 func TestReport_UsesTheStoredStatus(t *testing.T) {
-	p, err := (&app{}).loadPlan(holiday)
+	docs, err := (&app{}).loadPlans([]string{holiday})
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := docs[0].plan
 	christmas := mustTime(t, "2026-12-25T14:00:00+01:00")
 	off, err := (&clusterFlags{}).offline(&app{})
 	if err != nil {
@@ -313,7 +314,7 @@ func TestReport_UsesTheStoredStatus(t *testing.T) {
 	if err := os.WriteFile(file, stored, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := protectctl(t, "", "report", "-f", file, "--ledger", ledger, "--now", "2026-12-28T09:00:00+01:00", "--format", "json")
+	res := protectctl(t, "", "report", "-f", file, "--ledger", ledger, "--now", "2026-12-28T09:00:00+01:00", "-o", "json")
 	if res.code != 0 {
 		t.Fatalf("exit status %d: %s", res.code, res.stderr)
 	}

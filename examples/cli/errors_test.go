@@ -3,8 +3,18 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/telark/protectionplans/render"
 )
+
+// kindNames are the kinds a kinds parameter allows, in catalog order.
+var kindNames = func() []string {
+	t, _ := render.Lookup("create")
+	p, _ := t.Info().Parameter("kinds")
+	return p.Values
+}()
 
 // Usage errors exit 2, invalid plans 1; each says what is wrong on one
 // line of standard error and prints nothing on standard output.
@@ -27,12 +37,21 @@ func TestErrors_ExitCodesAndOneLine(t *testing.T) {
 		{"a stray argument is a usage error",
 			[]string{"validate", "-f", holiday, "extra"}, 2,
 			"protectctl: unknown command \"extra\" for \"protectctl validate\" (see protectctl validate --help)\n"},
-		{"a --now that is not RFC 3339 is a usage error",
+		{"a --now that is neither RFC 3339 nor a date is a usage error",
 			[]string{"render", "-f", holiday, "--now", "tomorrow"}, 2,
-			"protectctl: --now \"tomorrow\": want an RFC 3339 instant, e.g. 2026-12-25T12:00:00+01:00\n"},
+			"protectctl: --now: Invalid value: \"tomorrow\": is neither an RFC 3339 time (2026-12-25T12:00:00+01:00) nor a date (2026-12-25, midnight UTC)\n"},
+		{"a --from that is neither RFC 3339 nor a date is a usage error",
+			[]string{"windows", "-f", holiday, "--from", "2026-12-25 12:00"}, 2,
+			"protectctl: --from: Invalid value: \"2026-12-25 12:00\": is neither an RFC 3339 time (2026-12-25T12:00:00+01:00) nor a date (2026-12-25, midnight UTC)\n"},
 		{"an unknown output format is a usage error",
 			[]string{"templates", "-o", "xml"}, 2,
-			"protectctl: -o \"xml\": want one of table, yaml, json\n"},
+			"protectctl: -o \"xml\": want one of table, yaml, json, name\n"},
+		{"-o name where nothing has a name is a usage error",
+			[]string{"windows", "-f", holiday, "-o", "name"}, 2,
+			"protectctl: -o \"name\": want one of table, yaml, json\n"},
+		{"report's -o is its format, not its file",
+			[]string{"report", "-f", holiday, "--ledger", ledger, "-o", "holiday.html"}, 2,
+			"protectctl: -o \"holiday.html\": want html, md, json or csv (the report's file is --output-file)\n"},
 		{"a file that does not exist is a usage error",
 			[]string{"validate", "-f", "testdata/nope.yaml"}, 2,
 			"protectctl: testdata/nope.yaml: no such file or directory\n"},
@@ -79,11 +98,24 @@ func TestErrors_ExitCodesAndOneLine(t *testing.T) {
 			[]string{"report", "-f", holiday, "--ledger", "testdata/invalid.yaml"}, 2,
 			"protectctl: --ledger testdata/invalid.yaml: invalid ledger: malformed: invalid character '#' looking for beginning of value (400)\n"},
 		{"an unknown report format is a usage error",
-			[]string{"report", "-f", holiday, "--ledger", ledger, "--format", "pdf"}, 2,
-			"protectctl: --format \"pdf\": want html, md, json or csv\n"},
+			[]string{"report", "-f", holiday, "--ledger", ledger, "-o", "pdf"}, 2,
+			"protectctl: -o \"pdf\": want html, md, json or csv (the report's file is --output-file)\n"},
 		{"a report of a plan that has not started is refused",
 			[]string{"report", "-f", holiday, "--ledger", ledger, "--now", "2026-12-01T09:00:00+01:00"}, 1,
 			"protectctl: ../plans/holiday-freeze.yaml: no report: no manual report of plan holiday-freeze (scheduled): the plan is waiting for its window and has not started; a report is available once it has been active (409)\n"},
+		{"a YAML syntax error says its line once (issue 17)",
+			[]string{"render", "-f", "testdata/syntax.yaml"}, 1,
+			"protectctl: testdata/syntax.yaml:9: did not find expected ',' or ']' (400)\n"},
+		{"a stream's bad documents are each reported: values render would refuse, a malformed time by its field",
+			[]string{"windows", "-f", "testdata/repo/freezes.yaml"}, 1,
+			"protectctl: testdata/repo/freezes.yaml (document 2): spec.templates[0].parameters[kinds]: Unsupported value: \"{{ request.object }}\": supported values: \"" +
+				strings.Join(kindNames, "\", \"") + "\" (400); spec.templates[1].parameters[direction]: Unsupported value: \"sideways\": supported values: \"any\", \"up\", \"down\" (400)\n" +
+				"protectctl: testdata/repo/freezes.yaml (document 3): spec.window.endAt: \"tomorrow\" is not an RFC 3339 time, e.g. 2026-12-24T18:00:00+01:00; " +
+				"spec.window.startAt: \"2026-12-24\" is not an RFC 3339 time, e.g. 2026-12-24T18:00:00+01:00 (400)\n"},
+		{"a parameter key with a line break stays on one line, quoted",
+			[]string{"render", "-f", "testdata/newline-key.yaml"}, 1,
+			"protectctl: testdata/newline-key.yaml: spec.templates[0].parameters[\"kinds\\nmode: enforce\"]: Invalid value: \"kinds\\nmode: enforce\": " +
+				"template create declares no parameter of this name (it declares: kinds) (400)\n"},
 		{"render refuses an invalid plan with every problem on one line",
 			[]string{"render", "-f", "testdata/invalid.yaml"}, 1,
 			"protectctl: testdata/invalid.yaml: " +
@@ -119,5 +151,25 @@ func TestErrors_ICSFileThatCannotBeWritten(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("stat: %v", err)
+	}
+}
+
+// Issue 17: a 100,000-character value was quoted whole in the one-line
+// error.
+func TestErrors_ALongValueIsCut(t *testing.T) {
+	plan, err := os.ReadFile("testdata/permanent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("Q", 100000)
+	file := filepath.Join(t.TempDir(), "long.yaml")
+	body := strings.Replace(string(plan), "  - name: secret-edits\n", "  - name: create\n    parameters:\n      kinds: "+long+"\n", 1)
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := protectctl(t, "", "validate", "-f", file, "--now", "2026-11-01")
+	want := file + `: spec.templates[0].parameters[kinds]: Unsupported value: "` + strings.Repeat("Q", 200) + `… (100000 characters)": supported values: `
+	if res.code != 1 || !strings.HasPrefix(res.stdout, want) || len(res.stdout) > 1000 || strings.Count(res.stdout, "\n") != 1 {
+		t.Errorf("exit status %d, stdout (%d bytes) %.400s", res.code, len(res.stdout), res.stdout)
 	}
 }

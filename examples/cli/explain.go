@@ -28,19 +28,21 @@ type explanation struct {
 
 func (a *app) explainCmd() *cobra.Command {
 	var (
-		file, reqFile, output string
-		now                   nowFlag
-		cluster               clusterFlags
-		pending               bool
-		labels                map[string]string
-		target                targetFlags
+		files   []string
+		reqFile string
+		out     outputFlags
+		now     nowFlag
+		cluster clusterFlags
+		pending bool
+		labels  map[string]string
+		target  targetFlags
 	)
 	c := &cobra.Command{
-		Use:   "explain -f PLAN.yaml --request REQ.yaml [--now RFC3339] [--cluster SNAPSHOT.yaml] [--target T [--compact]]",
+		Use:   "explain -f PLAN.yaml... --request REQ.yaml [--now RFC3339|DATE] [--cluster SNAPSHOT.yaml] [--target T [--compact]]",
 		Short: "Say whether the plan would block a change, with the template and the message",
 		Long: `Explain answers "would this change be blocked?" from the library's
 reference semantics of the rendered policies (render.Explain, which the
-end-to-end tests hold real Kyverno to), for the plan as it is at --now.
+end-to-end tests hold real Kyverno to), for each plan as it is at --now.
 
 The request is an admission.k8s.io/v1 AdmissionReview, or a small file:
 operation, apiVersion (optional for the catalog's kinds), kind, subresource,
@@ -49,9 +51,9 @@ from the objects (the old one on DELETE); a /scale request reads its
 parent's labels from parentLabels or --labels (a Scale has none).
 
 Exit status, as kubectl diff: 0 when the change is admitted and nothing is
-recorded; 1 when a rule of the plan applies (blocked in enforce mode,
+recorded; 1 when a rule of any plan applies (blocked in enforce mode,
 admitted and recorded in audit mode); 2 on usage errors.`,
-		Example: `  # Would kubectl scale be refused during the Q4 release freeze?
+		Example: `  # Would kubectl scale be refused in business hours?
   protectctl explain -f plans/production-release.yaml --cluster cli/samples/cluster.yaml \
     --request cli/samples/requests/scale-payments-api.yaml --now 2026-11-18T12:00:00Z
 
@@ -60,10 +62,10 @@ admitted and recorded in audit mode); 2 on usage errors.`,
     --request cli/samples/requests/review-image-change.json --now 2026-11-30T23:00:00+01:00 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "text", "table", "yaml", "json"); err != nil {
+			if err := out.check(); err != nil {
 				return err
 			}
-			if err := target.check(file); err != nil {
+			if err := target.check(); err != nil {
 				return err
 			}
 			t, err := now.get(a)
@@ -77,27 +79,52 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 			if len(labels) > 0 {
 				req.Labels = labels
 			}
-			pv, err := a.loadPreview(file, t, &cluster, pending)
+			off, err := cluster.offline(a)
 			if err != nil {
 				return err
 			}
+			docs, err := a.readPlans(files)
+			if err != nil {
+				return err
+			}
+			var (
+				exs     []explanation
+				errs    []error
+				applies bool
+			)
 			tgt := render.Target(target.target)
-			d, err := render.Explain(pv.Input(tgt, target.compact), req)
-			if err != nil {
-				return renderError(file, tgt, err)
+			for _, d := range docs {
+				if err := d.failed(); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				pv, err := preview(off, d, t, pending)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				dec, err := render.Explain(pv.Input(tgt, target.compact), req)
+				if err != nil {
+					errs = append(errs, renderError(d, tgt, err))
+					continue
+				}
+				applies = applies || dec.Blocked || dec.Audited
+				exs = append(exs, explanation{Verdict: dec.Verdict(), Plan: pv.Plan.Name, Phase: pv.Plan.Status.Phase,
+					Now: t, Request: req.Summary(), Target: tgt, Decision: dec})
 			}
-			ex := explanation{Verdict: d.Verdict(), Plan: pv.Plan.Name, Phase: pv.Plan.Status.Phase,
-				Now: t, Request: req.Summary(), Target: tgt, Decision: d}
-			if err := printExplanation(a.stdout, output, ex); err != nil {
+			if err := joinExit(errs); err != nil {
 				return err
 			}
-			if d.Blocked || d.Audited {
+			if err := printExplanations(a.stdout, out, exs); err != nil {
+				return err
+			}
+			if applies {
 				return exitSilently(exitFailed)
 			}
 			return nil
 		},
 	}
-	fileFlag(c, &file)
+	fileFlag(c, &files)
 	c.Flags().StringVar(&reqFile, "request", "", "the request: an AdmissionReview or a small request file (YAML or JSON; - reads standard input)")
 	_ = c.MarkFlagRequired("request")
 	now.register(c, "the instant of the request")
@@ -105,30 +132,40 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 	c.Flags().StringToStringVar(&labels, "labels", nil, "the labels of the parent of a /scale request, e.g. app=checkout (overrides parentLabels)")
 	target.register(c, "the target whose policies the answer names (they decide alike; vap matches /scale by the applications' members as resolved)")
 	c.Flags().BoolVar(&pending, "pending", false, "treat a plan that requires approval as still waiting for it (it blocks nothing)")
-	outputFlag(c, &output, "text", "output format: text, table, yaml or json")
+	out.register(c, "", "table", "yaml", "json")
 	return c
 }
 
-func printExplanation(w io.Writer, format string, ex explanation) error {
-	switch format {
+func printExplanations(w io.Writer, out outputFlags, exs []explanation) error {
+	switch out.format {
 	case "yaml", "json":
-		return printObject(w, format, ex)
+		return printItems(w, out.format, exs)
 	case "table":
-		tw := newTable(w, "DECISION", "TEMPLATE", "POLICY", "MESSAGE", "REASON")
-		tw.row(ex.Verdict, dash(ex.Template), dash(ex.PolicyRef(ex.Target)), dash(ex.Message), ex.Reason)
+		tw := newTable(w, out.noHeaders, "PLAN", "DECISION", "TEMPLATE", "POLICY", "MESSAGE", "REASON")
+		for _, ex := range exs {
+			tw.row(ex.Plan, ex.Verdict, dash(ex.Template), dash(ex.PolicyRef(ex.Target)), dash(ex.Message), ex.Reason)
+		}
 		return tw.flush()
 	}
-	tw := newTable(w, "Decision:", ex.Verdict)
-	tw.row("Request:", ex.Request)
-	tw.row("Plan:", fmt.Sprintf("%s (%s at %s)", ex.Plan, ex.Phase, ex.Now.Format(time.RFC3339)))
-	if ex.Template != "" {
-		tw.row("Template:", ex.Template)
-		tw.row("Policy:", ex.PolicyRef(ex.Target))
-		tw.row("Rule:", ex.Rule)
-		tw.row("Message:", ex.Message)
+	for i, ex := range exs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		tw := newTable(w, false, "Decision:", ex.Verdict)
+		tw.row("Request:", ex.Request)
+		tw.row("Plan:", fmt.Sprintf("%s (%s at %s)", ex.Plan, ex.Phase, ex.Now.Format(time.RFC3339)))
+		if ex.Template != "" {
+			tw.row("Template:", ex.Template)
+			tw.row("Policy:", ex.PolicyRef(ex.Target))
+			tw.row("Rule:", ex.Rule)
+			tw.row("Message:", ex.Message)
+		}
+		tw.row("Reason:", ex.Reason)
+		if err := tw.flush(); err != nil {
+			return err
+		}
 	}
-	tw.row("Reason:", ex.Reason)
-	return tw.flush()
+	return nil
 }
 
 func dash(s string) string {

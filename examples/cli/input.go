@@ -59,35 +59,122 @@ func decode(name string, data []byte, into any) error {
 	return plan.Decode(bytes.NewReader(data), into, plan.WithFormat(formatOf(name)))
 }
 
-// loadPlan reads and decodes a plan file. A file that cannot be read is a
-// usage error; one that cannot be decoded is an invalid plan (exit 1).
-func (a *app) loadPlan(name string) (*plan.ProtectionPlan, error) {
-	data, err := a.readFile("-f", name)
+// planDoc is one document of the plan files -f names: the plan, or why it
+// does not decode.
+type planDoc struct {
+	file string
+	// index is the document's place in its file, from 1, of count.
+	index, count int
+	plan         *plan.ProtectionPlan
+	err          error
+}
+
+// String is the file, and the document's index when the file holds
+// several: "plans.yaml (document 2)".
+func (d planDoc) String() string { return d.at(0) }
+
+// at is String with a line: "plans.yaml:14 (document 2)".
+func (d planDoc) at(line int) string {
+	s := d.file
+	if line > 0 {
+		s = fmt.Sprintf("%s:%d", s, line)
+	}
+	if d.count > 1 {
+		s = fmt.Sprintf("%s (document %d)", s, d.index)
+	}
+	return s
+}
+
+// readPlans reads every document of every file names holds: "-" is
+// standard input, a directory its .yaml, .yml and .json files (not its
+// subdirectories) in name order, a file each of its YAML documents
+// (plan.Documents). A file that cannot be read is a usage error; a
+// document that does not decode carries its error.
+func (a *app) readPlans(names []string) ([]planDoc, error) {
+	files, err := expandDirs(names)
 	if err != nil {
 		return nil, err
 	}
-	var p plan.ProtectionPlan
-	if err := decode(name, data, &p); err != nil {
-		return nil, &exitError{code: exitFailed, err: fileError(name, err)}
+	var out []planDoc
+	for _, name := range files {
+		data, err := a.readFile("-f", name)
+		if err != nil {
+			return nil, err
+		}
+		docs := plan.Documents(data)
+		for _, d := range docs {
+			pd := planDoc{file: name, index: d.Index, count: len(docs), plan: &plan.ProtectionPlan{}}
+			if pd.err = d.Decode(pd.plan, plan.WithFormat(formatOf(name))); pd.err != nil {
+				pd.plan = nil
+			}
+			out = append(out, pd)
+		}
 	}
-	return &p, nil
+	return out, nil
+}
+
+// expandDirs replaces each directory of names by its plan files.
+func expandDirs(names []string) ([]string, error) {
+	var out []string
+	for _, name := range names {
+		info, err := os.Stat(name)
+		if name == "-" || err != nil || !info.IsDir() {
+			out = append(out, name) // readFile says what is wrong
+			continue
+		}
+		entries, err := os.ReadDir(name)
+		if err != nil {
+			return nil, usageErrorf("%s: %v", name, unwrapPath(err))
+		}
+		n := len(out)
+		for _, e := range entries {
+			if !e.IsDir() && formatOf(e.Name()) != plan.FormatAuto {
+				out = append(out, filepath.Join(name, e.Name()))
+			}
+		}
+		if len(out) == n {
+			return nil, usageErrorf("%s: no .yaml, .yml or .json file in the directory", name)
+		}
+	}
+	return out, nil
+}
+
+// loadPlans is readPlans for report, which needs every plan: documents
+// that do not decode are an invalid plan (exit 1), each reported.
+func (a *app) loadPlans(names []string) ([]planDoc, error) {
+	docs, err := a.readPlans(names)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, d := range docs {
+		if err := d.failed(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return docs, joinExit(errs)
+}
+
+// failed is why the document does not decode, as protectctl reports it
+// (fileError), or nil.
+func (d planDoc) failed() error {
+	if d.err == nil {
+		return nil
+	}
+	return fileError(d, d.err)
 }
 
 // fileError writes a decode error as "file[:line]: problem; problem (400)".
-func fileError(name string, err error) error {
+func fileError(d planDoc, err error) error {
 	var de *plan.DecodeError
 	if !errors.As(err, &de) {
-		return fmt.Errorf("%s: %v (%d)", name, err, plan.CodeOf(err))
-	}
-	where := name
-	if de.Line > 0 {
-		where = fmt.Sprintf("%s:%d", name, de.Line)
+		return fmt.Errorf("%s: %v (%d)", d, err, plan.CodeOf(err))
 	}
 	problems := make([]string, len(de.Problems))
 	for i, p := range de.Problems {
 		problems[i] = p.String()
 	}
-	return fmt.Errorf("%s: %s (%d)", where, strings.Join(problems, "; "), de.HTTPCode())
+	return fmt.Errorf("%s: %s (%d)", d.at(de.Line), strings.Join(problems, "; "), de.HTTPCode())
 }
 
 // loadSnapshot reads a --cluster file: a plantest.Cluster (namespaces,
@@ -100,7 +187,7 @@ func (a *app) loadSnapshot(name string) (plantest.Cluster, error) {
 		return snap, err
 	}
 	if err := decode(name, data, &snap); err != nil {
-		return snap, &exitError{code: exitUsage, err: fmt.Errorf("--cluster %w", fileError(name, err))}
+		return snap, &exitError{code: exitUsage, err: fmt.Errorf("--cluster %w", fileError(planDoc{file: name}, err))}
 	}
 	return snap, nil
 }
@@ -118,7 +205,7 @@ func (a *app) loadRequest(name string) (render.Request, error) {
 	case err == nil:
 		return req, nil
 	case !errors.As(err, &re):
-		err = fileError(name, err)
+		err = fileError(planDoc{file: name}, err)
 	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, name) {

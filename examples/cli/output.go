@@ -12,17 +12,37 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// outputFlag registers -o/--output with its default.
-func outputFlag(c *cobra.Command, into *string, def, usage string) {
-	c.Flags().StringVarP(into, "output", "o", def, usage)
+// outputFlags are -o/--output and --no-headers. -o means the same in
+// every command: the format of standard output, among yaml, json, table
+// and name (each command takes those that fit it); without -o, the
+// command's human form.
+type outputFlags struct {
+	format    string
+	noHeaders bool
+	allowed   []string
 }
 
-// checkOutput refuses an -o value the command does not print.
-func checkOutput(got string, allowed ...string) error {
-	if slices.Contains(allowed, got) {
+// register adds -o with its default and the formats allowed, and
+// --no-headers when table is one of them.
+func (o *outputFlags) register(c *cobra.Command, def string, allowed ...string) {
+	o.allowed = allowed
+	usage := "output format: " + strings.Join(allowed, ", ")
+	if def == "" {
+		usage += " (default: the human form)"
+	}
+	c.Flags().StringVarP(&o.format, "output", "o", def, usage)
+	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(allowed, cobra.ShellCompDirectiveNoFileComp))
+	if slices.Contains(allowed, "table") {
+		c.Flags().BoolVar(&o.noHeaders, "no-headers", false, "print tables without their header (and windows without its preamble)")
+	}
+}
+
+// check refuses an -o value the command does not print.
+func (o *outputFlags) check() error {
+	if o.format == "" || slices.Contains(o.allowed, o.format) {
 		return nil
 	}
-	return usageErrorf("-o %q: want one of %s", got, strings.Join(allowed, ", "))
+	return usageErrorf("-o %q: want one of %s", o.format, strings.Join(o.allowed, ", "))
 }
 
 // printObject prints v as YAML or as indented JSON.
@@ -42,14 +62,26 @@ func printObject(w io.Writer, format string, v any) error {
 	return err
 }
 
+// printItems prints one answer as itself and several as a list of
+// {items: [...]}, as kubectl get prints one object or a List.
+func printItems[T any](w io.Writer, format string, items []T) error {
+	if len(items) == 1 {
+		return printObject(w, format, items[0])
+	}
+	return printObject(w, format, map[string][]T{"items": items})
+}
+
 // table writes aligned columns, kubectl style.
 type table struct {
 	tw *tabwriter.Writer
 }
 
-func newTable(w io.Writer, header ...string) *table {
+// newTable starts a table with its header, or without when noHeader.
+func newTable(w io.Writer, noHeader bool, header ...string) *table {
 	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)}
-	t.row(header...)
+	if !noHeader {
+		t.row(header...)
+	}
 	return t
 }
 

@@ -48,39 +48,30 @@ func (f *clusterFlags) offline(a *app) (reconcile.Offline, error) {
 	return o, nil
 }
 
-// loadPreview reads the plan file and the cluster flags and previews the
-// plan at now (reconcile.Offline.Preview). Errors: a usage error for
-// unreadable files and an applications scope without --cluster; an
-// invalid plan (exit 1) otherwise.
-func (a *app) loadPreview(file string, now time.Time, cf *clusterFlags, pending bool) (reconcile.Preview, error) {
-	p, err := a.loadPlan(file)
-	if err != nil {
-		return reconcile.Preview{}, err
-	}
-	off, err := cf.offline(a)
-	if err != nil {
-		return reconcile.Preview{}, err
-	}
-	pv, err := off.Preview(p, now, pending)
+// preview previews a plan at now (reconcile.Offline.Preview). Errors: a
+// usage error for an applications scope without --cluster; an invalid
+// plan (exit 1) otherwise.
+func preview(off reconcile.Offline, d planDoc, now time.Time, pending bool) (reconcile.Preview, error) {
+	pv, err := off.Preview(d.plan, now, pending)
 	var ae *reconcile.ApplicationsUnknownError
 	if errors.As(err, &ae) {
 		return pv, usageErrorf("%s: the plan's scope is applications (%s): give --cluster SNAPSHOT.yaml to resolve them",
-			file, strings.Join(ae.Applications, ", "))
+			d, strings.Join(ae.Applications, ", "))
 	}
-	return pv, planError(file, err)
+	return pv, planError(d, err)
 }
 
 // planError is exit status 1 for a plan the library refuses: every
 // problem of a validation error on one line, or the error and its code.
-func planError(file string, err error) error {
+func planError(d planDoc, err error) error {
 	var ve *plan.ValidationError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &ve):
-		return failedf("%s: %s", file, problemLines(plan.ProblemsOf(err)))
+		return failedf("%s: %s", d, problemLines(plan.ProblemsOf(err)))
 	}
-	return failedf("%s: %v (%d)", file, err, plan.CodeOf(err))
+	return failedf("%s: %v (%d)", d, err, plan.CodeOf(err))
 }
 
 func problemLines(ps []plan.Problem) string {
@@ -100,27 +91,28 @@ type targetFlags struct {
 
 func (t *targetFlags) register(c *cobra.Command, what string) {
 	c.Flags().StringVar(&t.target, "target", string(render.TargetKyverno), what+": "+supportedTargets())
+	_ = c.RegisterFlagCompletionFunc("target", cobra.FixedCompletions(strings.Split(supportedTargets(), ", "), cobra.ShellCompDirectiveNoFileComp))
 	c.Flags().BoolVar(&t.compact, "compact", false, "the compact layout: one policy per namespace holding every template")
 }
 
 // check refuses an unknown target (a usage error, before the plan is
 // read).
-func (t targetFlags) check(file string) error {
+func (t targetFlags) check() error {
 	tgt := render.Target(t.target)
 	if !render.Supported(tgt) {
-		return renderError(file, tgt, &render.UnsupportedTargetError{Target: tgt})
+		return renderError(planDoc{}, tgt, &render.UnsupportedTargetError{Target: tgt})
 	}
 	return nil
 }
 
 // renderError is exit status 2 for a target protectctl cannot render to,
 // 1 for a plan the renderer refuses.
-func renderError(file string, target render.Target, err error) error {
+func renderError(d planDoc, target render.Target, err error) error {
 	var ute *render.UnsupportedTargetError
 	if errors.As(err, &ute) {
 		return usageErrorf("--target %s: %v; supported: %s", target, err, supportedTargets())
 	}
-	return planError(file, err)
+	return planError(d, err)
 }
 
 func supportedTargets() string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,20 +11,22 @@ import (
 
 func (a *app) renderCmd() *cobra.Command {
 	var (
-		file    string
+		files   []string
 		now     nowFlag
 		target  targetFlags
 		cluster clusterFlags
 		pending bool
-		output  string
+		out     outputFlags
 	)
 	c := &cobra.Command{
-		Use:   "render -f PLAN.yaml [--now RFC3339] [--target kyverno|kyverno-cel|vap [--compact]] [--namespaces a,b | --cluster SNAPSHOT.yaml]",
-		Short: "Print the policies the plan would have in the cluster at an instant",
-		Long: `Render prints the admission policies the plan would have in the cluster at
---now, as a YAML stream that kubectl apply -f - accepts (-o json: a v1
-List). A plan that is not active then renders nothing (a note on stderr
-says why) and exits 0.
+		Use:   "render -f PLAN.yaml... [--now RFC3339|DATE] [--target kyverno|kyverno-cel|vap [--compact]] [--namespaces a,b | --cluster SNAPSHOT.yaml]",
+		Short: "Print the policies the plans would have in the cluster at an instant",
+		Long: `Render prints the admission policies the plans would have in the cluster
+at --now, as a YAML stream that kubectl apply -f - accepts (-o json: a v1
+List; -o name: kind.group/name of each; -o table: a row each). A plan
+that is not active then renders nothing (a note on stderr says why) and
+exits 0. Every document of every -f is a plan; if any is invalid, nothing
+is printed and every invalid plan is reported.
 
 The plan is checked first (offline, or against --cluster / --namespaces),
 then created and ticked to --now exactly as the operator would. A plan
@@ -48,52 +51,89 @@ instead of one per template; messages stay per template.`,
   protectctl render -f plans/holiday-freeze.yaml --now 2026-12-25T12:00:00+01:00 --target vap`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "yaml", "json"); err != nil {
+			if err := out.check(); err != nil {
 				return err
 			}
 			t, err := now.get(a)
 			if err != nil {
 				return err
 			}
-			if err := target.check(file); err != nil {
+			if err := target.check(); err != nil {
 				return err
 			}
-			pv, err := a.loadPreview(file, t, &cluster, pending)
+			off, err := cluster.offline(a)
 			if err != nil {
 				return err
 			}
-			res, err := render.Render(pv.Input(render.Target(target.target), target.compact))
+			docs, err := a.readPlans(files)
 			if err != nil {
-				return renderError(file, render.Target(target.target), err)
+				return err
 			}
-			if len(res.Policies) == 0 {
-				fmt.Fprintf(a.stderr, "protectctl: no policies: %s\n", pv.Note())
-				if output == "yaml" {
-					return nil
+			var (
+				all  render.Result
+				errs []error
+			)
+			for _, d := range docs {
+				if err := d.failed(); err != nil {
+					errs = append(errs, err)
+					continue
 				}
+				pv, err := preview(off, d, t, pending)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				res, err := render.Render(pv.Input(render.Target(target.target), target.compact))
+				if err != nil {
+					errs = append(errs, renderError(d, render.Target(target.target), err))
+					continue
+				}
+				if len(res.Policies) == 0 {
+					fmt.Fprintf(a.stderr, "protectctl: no policies: %s\n", pv.Note())
+				}
+				all.Policies = append(all.Policies, res.Policies...)
 			}
-			return printPolicies(a, output, res)
+			if err := joinExit(errs); err != nil {
+				return err
+			}
+			return printPolicies(a, out, all)
 		},
 	}
-	fileFlag(c, &file)
+	fileFlag(c, &files)
 	now.register(c, "the instant to render at")
 	target.register(c, "the kind of policy to render")
 	cluster.register(c, true)
 	c.Flags().BoolVar(&pending, "pending", false, "show a plan that requires approval as still waiting for it (it renders nothing)")
-	outputFlag(c, &output, "yaml", "output format: yaml (a stream for kubectl apply -f -) or json (a v1 List)")
+	out.register(c, "yaml", "yaml", "json", "name", "table")
 	return c
 }
 
-// printPolicies writes the render: the library's YAML stream, or the
-// objects as a v1 List.
-func printPolicies(a *app, format string, res render.Result) error {
-	if format == "yaml" {
+// printPolicies writes the render: the library's YAML stream, the objects
+// as a v1 List, their names, or a table.
+func printPolicies(a *app, out outputFlags, res render.Result) error {
+	switch out.format {
+	case "yaml":
+		if len(res.Policies) == 0 {
+			return nil
+		}
 		data, err := res.YAML()
 		if err != nil {
 			return fmt.Errorf("writing YAML: %w", err)
 		}
 		_, err = a.stdout.Write(data)
 		return err
+	case "name":
+		for _, o := range res.Objects() {
+			gvk := o.GroupVersionKind()
+			fmt.Fprintf(a.stdout, "%s/%s\n", strings.ToLower(strings.TrimSuffix(gvk.Kind+"."+gvk.Group, ".")), o.GetName())
+		}
+		return nil
+	case "table":
+		tw := newTable(a.stdout, out.noHeaders, "NAMESPACE", "NAME", "KIND", "PLAN", "TEMPLATE")
+		for _, o := range res.Objects() {
+			tw.row(dash(o.GetNamespace()), o.GetName(), o.GetKind(), o.GetLabels()[render.LabelPlan], dash(o.GetLabels()[render.LabelTemplate]))
+		}
+		return tw.flush()
 	}
 	items := []any{}
 	for _, o := range res.Objects() {

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/telark/protectionplans/window"
 )
 
 // Exit codes, as kubectl diff uses them: 0 when there is nothing to say,
@@ -82,10 +85,42 @@ func (a *app) run(args []string) int {
 		// Cobra's own errors: unknown commands, missing flags, arguments.
 		ee = &exitError{code: exitUsage, err: fmt.Errorf("%s (see %s --help)", oneLine(err.Error()), cmd.CommandPath())}
 	}
-	if ee.err != nil {
-		fmt.Fprintf(a.stderr, "protectctl: %s\n", oneLine(ee.err.Error()))
+	errs := []error{ee.err}
+	if list, ok := ee.err.(errorList); ok {
+		errs = list
+	}
+	for _, e := range errs {
+		if e != nil {
+			fmt.Fprintf(a.stderr, "protectctl: %s\n", oneLine(e.Error()))
+		}
 	}
 	return ee.code
+}
+
+// errorList is several errors, one line of stderr each (a plan file's
+// documents, several files).
+type errorList []error
+
+func (l errorList) Error() string { return errors.Join(l...).Error() }
+
+// joinExit ends with every error of errs, each on its line, and the
+// highest of their exit codes (a usage error outranks an invalid plan);
+// nil when errs is empty.
+func joinExit(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	code, list := exitFailed, errorList{}
+	for _, err := range errs {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code, err = max(code, ee.code), ee.err
+		}
+		if err != nil {
+			list = append(list, err)
+		}
+	}
+	return &exitError{code: code, err: list}
 }
 
 // oneLine keeps an error on one line of stderr, whatever text it quotes.
@@ -107,7 +142,8 @@ func (a *app) newRoot() *cobra.Command {
 validates a plan file, renders the policies the plan would have in the
 cluster at an instant, lists its window's intervals (and exports them as
 iCalendar), explains whether a change would be blocked, builds a report
-from a violations ledger, and lists the template catalog.
+from a violations ledger, and lists the template catalog. -f takes files,
+directories and multi-document YAML streams; every document is a plan.
 
 Exit status: 0 when valid, rendered or admitted; 1 when the plan is
 invalid, or explain finds that a rule applies (blocked or recorded);
@@ -117,7 +153,7 @@ invalid, or explain finds that a rule applies (blocked or recorded);
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = buildVersion().Version
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetIn(a.stdin)
@@ -131,15 +167,17 @@ invalid, or explain finds that a rule applies (blocked or recorded);
 		a.explainCmd(),
 		a.reportCmd(),
 		a.templatesCmd(),
+		a.versionCmd(),
 	)
 	return root
 }
 
-// nowFlag is --now: an RFC 3339 instant, the wall clock by default.
+// nowFlag is --now: an RFC 3339 instant or a date, the wall clock by
+// default.
 type nowFlag struct{ value string }
 
 func (f *nowFlag) register(c *cobra.Command, what string) {
-	c.Flags().StringVar(&f.value, "now", "", what+" (RFC 3339, e.g. 2026-12-25T12:00:00+01:00; default: the current time)")
+	c.Flags().StringVar(&f.value, "now", "", what+" (RFC 3339, e.g. 2026-12-25T12:00:00+01:00, or a date, 2026-12-25, midnight UTC; default: the current time)")
 }
 
 func (f *nowFlag) get(a *app) (time.Time, error) {
@@ -149,17 +187,20 @@ func (f *nowFlag) get(a *app) (time.Time, error) {
 	return parseInstant("--now", f.value)
 }
 
-// parseInstant reads an RFC 3339 flag value.
+// parseInstant reads an instant flag as the API reads its instants
+// (window.ParseInstant): RFC 3339, or a date.
 func parseInstant(flag, v string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339, v)
+	t, err := window.ParseInstant(field.NewPath(flag), v)
 	if err != nil {
-		return time.Time{}, usageErrorf("%s %q: want an RFC 3339 instant, e.g. 2026-12-25T12:00:00+01:00", flag, v)
+		return t, &exitError{code: exitUsage, err: err}
 	}
 	return t, nil
 }
 
-// fileFlag registers -f/--filename, required.
-func fileFlag(c *cobra.Command, into *string) {
-	c.Flags().StringVarP(into, "filename", "f", "", "the plan file (YAML or JSON; - reads standard input)")
+// fileFlag registers -f/--filename, required and repeatable.
+func fileFlag(c *cobra.Command, into *[]string) {
+	c.Flags().StringSliceVarP(into, "filename", "f", nil,
+		"plan files (YAML or JSON, several documents each), directories of them, or - for standard input; repeat or separate with commas")
 	_ = c.MarkFlagRequired("filename")
+	_ = c.MarkFlagFilename("filename", "yaml", "yml", "json")
 }

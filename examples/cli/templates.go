@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,19 +22,20 @@ type targetInfo struct {
 }
 
 func (a *app) templatesCmd() *cobra.Command {
-	var output string
+	var out outputFlags
 	c := &cobra.Command{
 		Use:   "templates",
 		Short: "List the template catalog: names, scopes and parameters",
 		Long: `Templates lists the fixed catalog a plan's spec.templates picks from, in
 display order, with the scopes each supports and the names of the
 parameters it declares. -o yaml and -o json add descriptions, parameter
-types and defaults, and the render targets.`,
+types, defaults and allowed values, and the render targets; -o name
+prints the template names.`,
 		Example: `  protectctl templates
   protectctl templates -o json | jq -r '.templates[].name'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := checkOutput(output, "table", "yaml", "json"); err != nil {
+			if err := out.check(); err != nil {
 				return err
 			}
 			var cat catalog
@@ -43,17 +45,23 @@ types and defaults, and the render targets.`,
 			for _, t := range render.Targets() {
 				cat.Targets = append(cat.Targets, targetInfo{Name: t, Supported: render.Supported(t)})
 			}
-			if output != "table" {
-				return printObject(a.stdout, output, cat)
+			switch out.format {
+			case "yaml", "json":
+				return printObject(a.stdout, out.format, cat)
+			case "name":
+				for _, info := range cat.Templates {
+					fmt.Fprintln(a.stdout, info.Name)
+				}
+				return nil
 			}
-			tw := newTable(a.stdout, "NAME", "SCOPES", "PARAMETERS", "TITLE")
+			tw := newTable(a.stdout, out.noHeaders, "NAME", "SCOPES", "PARAMETERS", "TITLE")
 			for _, info := range cat.Templates {
 				tw.row(info.Name, scopesText(info.Scopes), paramsText(info.Parameters), info.Title)
 			}
 			return tw.flush()
 		},
 	}
-	outputFlag(c, &output, "table", "output format: table, yaml or json")
+	out.register(c, "table", "table", "yaml", "json", "name")
 	return c
 }
 

@@ -123,7 +123,7 @@ func newFixture(t testing.TB, target render.Target, compact bool) *fixture {
 		})
 	}
 
-	// Q4 release freeze: Production, created by carol, waiting for an Owner.
+	// Business-hours freeze: Production, created by carol, waiting for an Owner.
 	prod := loadPlan(t, "production-release")
 	prod.Annotations = map[string]string{plan.CreatedByAnnotation: "carol"}
 	prod = ok(plan.Create(prod, "carol", day(15, 9)))

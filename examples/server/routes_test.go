@@ -570,7 +570,7 @@ func codeCases() []codeCase {
 		{name: "the OpenAPI document", route: oapi, req: get("/openapi.json", "dave"), want: 200, check: bodyHas(`"openapi": "3.0.3"`)},
 
 		// Dashboard.
-		{name: "the plans page", route: home, req: get("/", "victor"), want: 200, check: bodyHas("Black Friday lockdown", "Q4 release freeze (payments)", "pending approval")},
+		{name: "the plans page", route: home, req: get("/", "victor"), want: 200, check: bodyHas("Black Friday lockdown", "Business-hours freeze (payments)", "pending approval")},
 		{name: "the plans page filtered", route: home, req: get("/?environment=Staging&tag=Security", "victor"), want: 200,
 			check: func(t *testing.T, _ *env, w *httptest.ResponseRecorder) {
 				if !strings.Contains(w.Body.String(), "Payment secrets rotation freeze") || strings.Contains(w.Body.String(), "Nightly image freeze</a>") {
