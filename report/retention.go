@@ -2,10 +2,14 @@ package report
 
 import (
 	"cmp"
+	"net/url"
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/window"
 )
 
 // KeepManual is how many on-demand reports of a plan retention keeps.
@@ -108,4 +112,35 @@ func newestFirst(stored []Meta) []Meta {
 		return cmp.Compare(b.ID, a.ID)
 	})
 	return s
+}
+
+// ParseFilter reads a list's query, ?plan=&environment=&trigger=&from=&to=
+// (R-T5): from and to are RFC 3339 times or dates (midnight UTC,
+// window.ParseInstant), from inclusive and to exclusive. A bad trigger is
+// an *InputError, a bad instant a *plan.ValidationError on its parameter:
+// both 400.
+func ParseFilter(q url.Values) (Filter, error) {
+	f := Filter{Plan: q.Get("plan"), Environment: q.Get("environment")}
+	if t := q.Get("trigger"); t != "" {
+		tr, err := ParseTrigger(t)
+		if err != nil {
+			return f, err
+		}
+		f.Trigger = tr
+	}
+	for _, b := range []struct {
+		name string
+		into *time.Time
+	}{{"from", &f.From}, {"to", &f.To}} {
+		v := q.Get(b.name)
+		if v == "" {
+			continue
+		}
+		t, err := window.ParseInstant(field.NewPath(b.name), v)
+		if ie, ok := err.(*window.InstantError); ok {
+			return f, plan.NewValidationError(field.ErrorList{ie.Err})
+		}
+		*b.into = t
+	}
+	return f, nil
 }

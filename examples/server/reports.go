@@ -5,9 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
-	"time"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
@@ -35,42 +32,6 @@ type reportList struct {
 	Items []reportView `json:"items"`
 }
 
-// parseReportFilter reads ?plan=&environment=&trigger=&from=&to= (R-T5);
-// from and to are RFC 3339 times or dates (YYYY-MM-DD, UTC), from
-// inclusive and to exclusive.
-func parseReportFilter(r *http.Request) (report.Filter, error) {
-	q := r.URL.Query()
-	f := report.Filter{Plan: q.Get("plan"), Environment: q.Get("environment")}
-	if t := q.Get("trigger"); t != "" {
-		tr, err := report.ParseTrigger(t)
-		if err != nil {
-			return f, err
-		}
-		f.Trigger = tr
-	}
-	var err error
-	if f.From, err = parseInstant("from", q.Get("from")); err != nil {
-		return f, err
-	}
-	if f.To, err = parseInstant("to", q.Get("to")); err != nil {
-		return f, err
-	}
-	return f, nil
-}
-
-func parseInstant(name, v string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t, nil
-	}
-	return time.Time{}, plan.NewValidationError(field.ErrorList{field.Invalid(field.NewPath(name), v, "is neither an RFC 3339 time nor a date (YYYY-MM-DD)")})
-}
-
 // storedReports lists the reports that pass f, newest first.
 func (s *Server) storedReports(f report.Filter) ([]reportView, error) {
 	out := []reportView{}
@@ -88,7 +49,7 @@ func (s *Server) storedReports(f report.Filter) ([]reportView, error) {
 }
 
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request) {
-	f, err := parseReportFilter(r)
+	f, err := report.ParseFilter(r.URL.Query())
 	s.writeReports(w, r, f, err)
 }
 
@@ -99,7 +60,7 @@ func (s *Server) listPlanReports(w http.ResponseWriter, r *http.Request) {
 	}
 	var f report.Filter
 	if err == nil {
-		f, err = parseReportFilter(r)
+		f, err = report.ParseFilter(r.URL.Query())
 		f.Plan = p.Name
 	}
 	s.writeReports(w, r, f, err)
