@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -83,36 +84,22 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 			if err != nil {
 				return err
 			}
-			docs, err := a.readPlans(files)
-			if err != nil {
-				return err
-			}
 			var (
 				exs     []explanation
-				errs    []error
 				applies bool
 			)
 			tgt := render.Target(target.target)
-			for _, d := range docs {
-				if err := d.failed(); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				pv, err := preview(off, d, t, pending)
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
+			err = a.eachPreview(files, off, t, pending, func(d planDoc, pv reconcile.Preview) error {
 				dec, err := render.Explain(pv.Input(tgt, target.compact), req)
 				if err != nil {
-					errs = append(errs, renderError(d, tgt, err))
-					continue
+					return renderError(d, tgt, err)
 				}
 				applies = applies || dec.Blocked || dec.Audited
 				exs = append(exs, explanation{Verdict: dec.Verdict(), Plan: pv.Plan.Name, Phase: pv.Plan.Status.Phase,
 					Now: t, Request: req.Summary(), Target: tgt, Decision: dec})
-			}
-			if err := joinExit(errs); err != nil {
+				return nil
+			})
+			if err != nil {
 				return err
 			}
 			if err := printExplanations(a.stdout, out, exs); err != nil {

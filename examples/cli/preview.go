@@ -51,6 +51,30 @@ func (f *clusterFlags) offline(a *app) (reconcile.Offline, error) {
 // preview previews a plan at now (reconcile.Offline.Preview). Errors: a
 // usage error for an applications scope without --cluster; an invalid
 // plan (exit 1) otherwise.
+// eachPreview reads the plans of files, previews each at now (preview)
+// and calls fn with it, so that one plan's problem does not hide the
+// others': every document's problem is reported (joinExit).
+func (a *app) eachPreview(files []string, off reconcile.Offline, now time.Time, pending bool, fn func(planDoc, reconcile.Preview) error) error {
+	docs, err := a.readPlans(files)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, d := range docs {
+		err := d.failed()
+		if err == nil {
+			var pv reconcile.Preview
+			if pv, err = preview(off, d, now, pending); err == nil {
+				err = fn(d, pv)
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return joinExit(errs)
+}
+
 func preview(off reconcile.Offline, d planDoc, now time.Time, pending bool) (reconcile.Preview, error) {
 	pv, err := off.Preview(d.plan, now, pending)
 	var ae *reconcile.ApplicationsUnknownError

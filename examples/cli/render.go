@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -65,35 +66,20 @@ instead of one per template; messages stay per template.`,
 			if err != nil {
 				return err
 			}
-			docs, err := a.readPlans(files)
-			if err != nil {
-				return err
-			}
-			var (
-				all  render.Result
-				errs []error
-			)
-			for _, d := range docs {
-				if err := d.failed(); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				pv, err := preview(off, d, t, pending)
+			var all render.Result
+			tgt := render.Target(target.target)
+			err = a.eachPreview(files, off, t, pending, func(d planDoc, pv reconcile.Preview) error {
+				res, err := render.Render(pv.Input(tgt, target.compact))
 				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				res, err := render.Render(pv.Input(render.Target(target.target), target.compact))
-				if err != nil {
-					errs = append(errs, renderError(d, render.Target(target.target), err))
-					continue
+					return renderError(d, tgt, err)
 				}
 				if len(res.Policies) == 0 {
 					fmt.Fprintf(a.stderr, "protectctl: no policies: %s\n", pv.Note())
 				}
 				all.Policies = append(all.Policies, res.Policies...)
-			}
-			if err := joinExit(errs); err != nil {
+				return nil
+			})
+			if err != nil {
 				return err
 			}
 			return printPolicies(a, out, all)
