@@ -30,3 +30,36 @@ func ExampleFilter_Select() {
 	// 400
 	// black-friday-2026-bcdef
 }
+
+// A list walked page by page, as a Kubernetes client pages a list: each
+// answer's Continue is the next request's.
+func ExamplePageRequest_Of() {
+	sorted := []plan.ProtectionPlan{
+		listed("c", "Cyber Monday", "Production", plan.PhaseScheduled),
+		listed("a", "Audit", "Production", plan.PhaseActive),
+		listed("b", "Black Friday", "Production", plan.PhaseActive),
+	}
+	plan.SortByName(sorted)
+	q := url.Values{"limit": {"2"}}
+	for {
+		r, err := plan.ParsePage(q)
+		if err != nil {
+			panic(err)
+		}
+		pg := r.Of(sorted)
+		for _, p := range pg.Items {
+			fmt.Print(p.Name, " ")
+		}
+		fmt.Println("| remaining", pg.Remaining)
+		if pg.Continue == "" {
+			break
+		}
+		q.Set("continue", pg.Continue)
+	}
+	_, err := plan.ParsePage(url.Values{"limit": {"0"}})
+	fmt.Println(plan.CodeOf(err))
+	// Output:
+	// a b | remaining 1
+	// c | remaining 0
+	// 400
+}

@@ -7,7 +7,10 @@
 //
 //	doc := problem.Of(err)
 //	if doc.Log { log the error }
-//	write doc as JSON with status doc.Code
+//	write doc as JSON with status doc.Code and Content-Type problem.ContentType
+//
+// The JSON is an RFC 9457 problem detail (type, title, status, detail)
+// with the fields at fault as the extension member "errors".
 //
 // It reads no clock and does no I/O.
 package problem

@@ -20,6 +20,6 @@ func ExampleOf() {
 	doc := problem.Of(errors.New("disk full"))
 	fmt.Println(doc.Code, doc.Message, doc.Log)
 	// Output:
-	// {"code":400,"message":"spec.templates: Required value: a plan needs a template","errors":[{"field":"spec.templates","type":"FieldValueRequired","detail":"Required value: a plan needs a template"}]}
+	// {"type":"about:blank","title":"Bad Request","status":400,"detail":"spec.templates: Required value: a plan needs a template","errors":[{"field":"spec.templates","type":"FieldValueRequired","detail":"Required value: a plan needs a template"}]}
 	// 500 internal error; the server log has the details true
 }

@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,20 +12,56 @@ import (
 	"github.com/telark/protectionplans/report"
 )
 
-// Document is the body of an error answer:
+// Document is the body of an error answer, an RFC 9457 problem detail
+// (served as ContentType):
 //
-//	{"code": 400, "message": "...", "errors": [{"field": "spec.name", "type": "FieldValueInvalid", "detail": "..."}]}
+//	{"type": "about:blank", "title": "Bad Request", "status": 400, "detail": "...",
+//	 "errors": [{"field": "spec.name", "type": "FieldValueInvalid", "detail": "..."}]}
 //
-// Code is the HTTP status; Errors, when present, name every field at
+// Code is the HTTP status (the member "status"), Message the member
+// "detail"; the title is the status's phrase, as RFC 9457 asks of the
+// type about:blank. Errors, an extension member, name every field at
 // fault.
 type Document struct {
-	Code    int     `json:"code"`
-	Message string  `json:"message"`
-	Errors  []Field `json:"errors,omitempty"`
+	Code    int
+	Message string
+	Errors  []Field
 	// Log says that the error is the embedder's concern (a fault of its
 	// own, or of the cluster): log it. Its text is in Message only when
 	// it tells the caller what to fix.
-	Log bool `json:"-"`
+	Log bool
+}
+
+// ContentType is the media type of a Document (RFC 9457).
+const ContentType = "application/problem+json"
+
+// TypeBlank is the problem type of every Document: the status code says
+// it all, and Errors says which fields.
+const TypeBlank = "about:blank"
+
+// wire is a Document as RFC 9457 writes it.
+type wire struct {
+	Type   string  `json:"type"`
+	Title  string  `json:"title"`
+	Status int     `json:"status"`
+	Detail string  `json:"detail,omitempty"`
+	Errors []Field `json:"errors,omitempty"`
+}
+
+// MarshalJSON writes the RFC 9457 members.
+func (d Document) MarshalJSON() ([]byte, error) {
+	return json.Marshal(wire{Type: TypeBlank, Title: http.StatusText(d.Code), Status: d.Code, Detail: d.Message, Errors: d.Errors})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (a client's view: Log is
+// not sent).
+func (d *Document) UnmarshalJSON(b []byte) error {
+	var w wire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*d = Document{Code: w.Status, Message: w.Detail, Errors: w.Errors}
+	return nil
 }
 
 // Field is one field at fault. Type is a Kubernetes field error type

@@ -1,6 +1,7 @@
 package problem_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -135,6 +136,40 @@ func TestOf(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, problem.Of(tc.err)); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// The wire form is RFC 9457's: a client that knows only the RFC reads the
+// status and the detail; the fields at fault are an extension member.
+func TestDocument_JSON(t *testing.T) {
+	cases := map[string]struct {
+		doc  problem.Document
+		want string
+	}{
+		"a problem with fields names the status's phrase as its title": {
+			doc:  problem.Document{Code: 400, Message: "spec.name: bad", Errors: []problem.Field{{Field: "spec.name", Type: "FieldValueInvalid", Detail: "bad"}}},
+			want: `{"type":"about:blank","title":"Bad Request","status":400,"detail":"spec.name: bad","errors":[{"field":"spec.name","type":"FieldValueInvalid","detail":"bad"}]}`,
+		},
+		"a problem without fields has no errors member, and Log is never sent": {
+			doc:  problem.Document{Code: 412, Message: "stale", Log: true},
+			want: `{"type":"about:blank","title":"Precondition Failed","status":412,"detail":"stale"}`,
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			b, err := json.Marshal(c.doc)
+			if err != nil || string(b) != c.want {
+				t.Fatalf("got %s (%v)\nwant %s", b, err, c.want)
+			}
+			var back problem.Document
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			c.doc.Log = false
+			if diff := cmp.Diff(c.doc, back); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -63,11 +63,11 @@ func transition(in ActionInput, action approval.Action,
 	return step(in.Plan, in.Caller.Username, in.Now)
 }
 
-// CheckVersion compares the resourceVersion a client read (an If-Match
-// header, or metadata.resourceVersion in an edit's body) with the
-// stored plan's: a client that read, decided and then writes is refused
-// when the plan changed in between (*StaleVersionError, 409). "" and "*"
-// check nothing.
+// CheckVersion compares the resourceVersion a client read (its If-Match
+// header) with the stored plan's: a client that read, decided and then
+// writes is refused when the plan changed in between (*StaleVersionError,
+// 412, as RFC 9110 answers an If-Match that fails). "" and "*" check
+// nothing.
 func CheckVersion(p *plan.ProtectionPlan, read string) error {
 	if read == "" || read == "*" || read == p.ResourceVersion {
 		return nil
@@ -75,12 +75,27 @@ func CheckVersion(p *plan.ProtectionPlan, read string) error {
 	return &StaleVersionError{Plan: p.Name, Read: read, Stored: p.ResourceVersion}
 }
 
+// CheckBodyVersion is CheckVersion for the metadata.resourceVersion in
+// an edit's body. It answers 409 Conflict, as the API server does for an
+// update with a stale resourceVersion: the body, not a precondition
+// header, carried the read.
+func CheckBodyVersion(p *plan.ProtectionPlan, read string) error {
+	if read == "" || read == p.ResourceVersion {
+		return nil
+	}
+	return &StaleVersionError{Plan: p.Name, Read: read, Stored: p.ResourceVersion, InBody: true}
+}
+
 // StaleVersionError refuses a write based on an older read of the plan.
-// Its code is 409: re-read the plan and try again.
+// Its code is 412 Precondition Failed when the read came as an If-Match,
+// 409 Conflict when it came in the body; either way: re-read the plan
+// and try again.
 type StaleVersionError struct {
 	// Plan is the plan ID; Read the resourceVersion the client read, and
 	// Stored the one stored now.
 	Plan, Read, Stored string
+	// InBody is set when Read came from the edit's body (CheckBodyVersion).
+	InBody bool
 }
 
 func (e *StaleVersionError) Error() string {
@@ -88,8 +103,13 @@ func (e *StaleVersionError) Error() string {
 		e.Plan, e.Read, e.Stored)
 }
 
-// HTTPCode is 409.
-func (e *StaleVersionError) HTTPCode() int { return http.StatusConflict }
+// HTTPCode is 412, or 409 for a read carried in the body.
+func (e *StaleVersionError) HTTPCode() int {
+	if e.InBody {
+		return http.StatusConflict
+	}
+	return http.StatusPreconditionFailed
+}
 
 // VerdictInput is an approver's decision on a stored plan.
 type VerdictInput struct {

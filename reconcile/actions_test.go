@@ -65,8 +65,8 @@ func TestCancelAndReactivate(t *testing.T) {
 			pipeline: reconcile.Cancel, caller: carl, version: "*", wantPhase: plan.PhaseCanceled,
 			plan: func(t *testing.T) *plan.ProtectionPlan { return created(t, "xmas", "olivia", nil) },
 		},
-		"a cancel based on an older read is 409, before the permission is checked": {
-			pipeline: reconcile.Cancel, caller: vera, version: "6", wantCode: http.StatusConflict,
+		"a cancel based on an older read is 412 (If-Match), before the permission is checked": {
+			pipeline: reconcile.Cancel, caller: vera, version: "6", wantCode: http.StatusPreconditionFailed,
 			plan: func(t *testing.T) *plan.ProtectionPlan { return created(t, "xmas", "olivia", nil) },
 		},
 		"a Viewer may not cancel (403)": {
@@ -117,8 +117,8 @@ func TestDelete(t *testing.T) {
 	}{
 		"a Contributor may delete": {caller: carl},
 		"a Viewer may not (403)":   {caller: vera, wantCode: http.StatusForbidden},
-		"a delete based on an older read is refused": {
-			caller: olivia, version: "6", wantCode: http.StatusConflict,
+		"a delete based on an older read is refused with 412": {
+			caller: olivia, version: "6", wantCode: http.StatusPreconditionFailed,
 			wantText: `plan "xmas" was changed by someone else since it was read (resourceVersion "6", now "7"); nothing was written: re-read it and try again`,
 		},
 	}
@@ -130,6 +130,30 @@ func TestDelete(t *testing.T) {
 			}
 			if tc.wantText != "" && err.Error() != tc.wantText {
 				t.Errorf("error:\n%s\nwant:\n%s", err, tc.wantText)
+			}
+		})
+	}
+}
+
+func TestCheckVersion(t *testing.T) {
+	p := created(t, "xmas", "olivia", nil) // resourceVersion "7"
+	cases := map[string]struct {
+		check    func(*plan.ProtectionPlan, string) error
+		read     string
+		wantCode int
+	}{
+		"an If-Match of the stored version passes":                     {check: reconcile.CheckVersion, read: "7"},
+		"an If-Match of * passes":                                      {check: reconcile.CheckVersion, read: "*"},
+		"no If-Match checks nothing":                                   {check: reconcile.CheckVersion},
+		"an If-Match of an older version is 412":                       {check: reconcile.CheckVersion, read: "6", wantCode: http.StatusPreconditionFailed},
+		"a body of the stored version passes":                          {check: reconcile.CheckBodyVersion, read: "7"},
+		"a body of an older version is 409, as the API server answers": {check: reconcile.CheckBodyVersion, read: "6", wantCode: http.StatusConflict},
+		"a body resourceVersion of * is not a wildcard":                {check: reconcile.CheckBodyVersion, read: "*", wantCode: http.StatusConflict},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := tc.check(p, tc.read); codeOf(err) != tc.wantCode || (tc.wantCode == 0 && err != nil) {
+				t.Fatalf("err = %v (code %d), want %d", err, codeOf(err), tc.wantCode)
 			}
 		})
 	}
