@@ -34,6 +34,11 @@ for m in "${modules[@]}"; do
   (cd "$m" && go test $race -count=1 ./...)
 done
 
+# The server's OpenAPI document, as served (TestOpenAPIGolden keeps the
+# file current), against Redocly's recommended-strict rules.
+step "OpenAPI lint"
+bash hack/openapi-lint.sh
+
 # Under -race the window zone sweep runs short; here it runs as CI should
 # (every zone of Go's and the system's zone database, three years each;
 # PROTECTIONPLANS_WINDOW_SWEEP=full sweeps every year from 1970 to 2100).

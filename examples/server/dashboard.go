@@ -107,7 +107,7 @@ func (s *Server) dashboardError(w http.ResponseWriter, r *http.Request, err erro
 		problem.Document
 		Status string
 	}{base: s.baseFor(r, http.StatusText(p.Code)), Document: p, Status: http.StatusText(p.Code)}
-	setRetryAfter(w, err)
+	setErrorHeaders(w, err, p.Code)
 	s.render(w, p.Code, "error", data)
 }
 

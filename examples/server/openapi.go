@@ -2,8 +2,11 @@ package main
 
 import (
 	"net/http"
+
 	"strconv"
 	"strings"
+
+	"github.com/telark/protectionplans/problem"
 )
 
 // The OpenAPI 3 document of the API, served at /openapi.json. It is
@@ -25,9 +28,15 @@ func param(in, name, desc string, required bool) obj {
 	return obj{"name": name, "in": in, "description": desc, "required": required, "schema": obj{"type": "string"}}
 }
 
+// pageSize is a ?limit= query parameter: a whole number from 1.
+func pageSize(desc string) obj {
+	return obj{"name": "limit", "in": "query", "description": desc, "required": false,
+		"schema": obj{"type": "integer", "minimum": 1}}
+}
+
 var (
 	pID     = param("path", "id", "the plan ID (metadata.name)", true)
-	pIfM    = obj{"name": "If-Match", "in": "header", "required": false, "description": "the resourceVersion the client read (the ETag); 409 if the plan changed since", "schema": obj{"type": "string"}}
+	pIfM    = obj{"name": "If-Match", "in": "header", "required": false, "description": "the resourceVersion the client read (the ETag); 412 if the plan changed since", "schema": obj{"type": "string"}}
 	pKind   = param("path", "kind", "environment or tag", true)
 	pName   = param("path", "name", "the category's name", true)
 	pReport = param("path", "report", "the report ID", true)
@@ -46,8 +55,9 @@ var descriptions = map[int]string{
 	200: "OK", 201: "Created", 204: "No Content", 400: "Bad request: the fields at fault are listed with their paths",
 	401: "No authenticated user (the proxy's identity headers are missing or not trusted)",
 	403: "The caller's roles do not allow the action (a deny wins), or the action needs Owner",
-	404: "Not found", 409: "Conflict: the resource changed since it was read, a name is taken, the plan's phase does not allow the action, or a decision is stale",
-	413: "The body is over 1 MiB", 429: "Two reports are being rendered; retry after the Retry-After header's seconds",
+	404: "Not found", 409: "Conflict: the body's resourceVersion is not the stored one, a name is taken, the plan's phase does not allow the action, or a decision is stale",
+	412: "Precondition failed: the plan changed since the If-Match read; re-read it and try again",
+	413: "The body is over 1 MiB", 415: "The body is neither application/json nor application/yaml (Content-Type)", 429: "Two reports are being rendered; retry after the Retry-After header's seconds",
 	503: "A lookup the answer depends on failed (e.g. the excluded-namespace list for a namespace-scoped plan); retry later",
 }
 
@@ -67,34 +77,36 @@ func apiOperations() map[string]map[string]op {
 				param("query", "phase", "pending_approval, scheduled, active, terminated, canceled or failed", false),
 				param("query", "environment", "an environment (ignoring case)", false),
 				param("query", "tag", "a tag (ignoring case)", false),
-				param("query", "text", "text in the ID, name or description (ignoring case)", false)},
+				param("query", "text", "text in the ID, name or description (ignoring case)", false),
+				pageSize("page size: every plan when left out; a limit over 500 answers 500"),
+				param("query", "continue", "metadata.continue of the previous page", false)},
 				responses: std(map[int]string{200: "ProtectionPlanList"}, 400)},
 			"post": {id: "createPlan", summary: "Create a plan", body: "ProtectionPlan",
-				responses: std(map[int]string{201: "ProtectionPlan"}, 400, 409, 413, 503)},
+				responses: std(map[int]string{201: "ProtectionPlan"}, 400, 409, 413, 415, 503)},
 		},
 		"/api/v1/plans/{id}": {
 			"get": {id: "getPlan", summary: "Get a plan", params: []obj{pID}, responses: std(map[int]string{200: "ProtectionPlan"}, 404)},
 			"put": {id: "editPlan", summary: "Edit a plan: replace its spec", params: []obj{pID, pIfM}, body: "ProtectionPlan",
-				responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409, 413, 503)},
+				responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409, 412, 413, 415, 503)},
 			"delete": {id: "deletePlan", summary: "Delete a plan and its reports", params: []obj{pID, pIfM},
-				responses: std(map[int]string{204: ""}, 404, 409)},
+				responses: std(map[int]string{204: ""}, 404, 409, 412)},
 		},
 		"/api/v1/plans/{id}/cancel": {"post": {id: "cancelPlan", summary: "Cancel a plan", params: []obj{pID, pIfM},
-			responses: std(map[int]string{200: "ProtectionPlan"}, 404, 409)}},
+			responses: std(map[int]string{200: "ProtectionPlan"}, 404, 409, 412)}},
 		"/api/v1/plans/{id}/reactivate": {"post": {id: "reactivatePlan", summary: "Reactivate a terminated, canceled or failed plan", params: []obj{pID, pIfM},
-			responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409)}},
+			responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409, 412)}},
 		"/api/v1/plans/{id}/duplicate": {"post": {id: "duplicatePlan", summary: "Duplicate a plan into a new one", params: []obj{pID}, body: "DuplicateRequest",
-			responses: std(map[int]string{201: "ProtectionPlan"}, 400, 404, 409, 413, 503)}},
+			responses: std(map[int]string{201: "ProtectionPlan"}, 400, 404, 409, 413, 415, 503)}},
 		"/api/v1/plans/{id}/approval": {"get": {id: "getApproval", summary: "The open approval request and who may decide it", params: []obj{pID},
 			responses: std(map[int]string{200: "Approval"}, 404)}},
 		"/api/v1/plans/{id}/approve": {"post": {id: "approvePlan", summary: "Approve the open approval request", params: []obj{pID}, body: "DecisionRequest",
-			responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409, 413)}},
+			responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409, 413, 415)}},
 		"/api/v1/plans/{id}/reject": {"post": {id: "rejectPlan", summary: "Reject the open approval request; comment is mandatory", params: []obj{pID}, body: "DecisionRequest",
-			responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409, 413)}},
+			responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409, 413, 415)}},
 		"/api/v1/plans/{id}/health": {"get": {id: "refreshHealth", summary: "Refresh health: computed now, not stored, nothing repaired", params: []obj{pID},
 			responses: std(map[int]string{200: "Health"}, 404)}},
 		"/api/v1/plans/{id}/violations": {"get": {id: "listViolations", summary: "The violations feed, newest first", params: []obj{pID,
-			param("query", "limit", "page size: 50 by default, 200 at most", false),
+			pageSize("page size: 50 by default; a limit over 200 answers 200"),
 			param("query", "cursor", "nextCursor of the previous page", false),
 			param("query", "result", "keep these results (pass, fail, warn, error, skip); repeatable", false)},
 			responses: std(map[int]string{200: "ViolationsPage"}, 400, 404)}},
@@ -113,16 +125,31 @@ func apiOperations() map[string]map[string]op {
 		"/api/v1/templates": {"get": {id: "listTemplates", summary: "The template catalog", responses: std(map[int]string{200: "TemplateList"})}},
 		"/api/v1/categories": {
 			"get":  {id: "listCategories", summary: "List environments and tags", responses: std(map[int]string{200: "CategoryList"})},
-			"post": {id: "createCategory", summary: "Add an environment or a tag", body: "Category", responses: std(map[int]string{201: "Category"}, 400, 409, 413)},
+			"post": {id: "createCategory", summary: "Add an environment or a tag", body: "Category", responses: std(map[int]string{201: "Category"}, 400, 409, 413, 415)},
 		},
 		"/api/v1/categories/{kind}/{name}": {
 			"put": {id: "updateCategory", summary: "Rename or describe a category", params: []obj{pKind, pName}, body: "Category",
-				responses: std(map[int]string{200: "Category"}, 400, 404, 409, 413)},
+				responses: std(map[int]string{200: "Category"}, 400, 404, 409, 413, 415)},
 			"delete": {id: "deleteCategory", summary: "Delete a category", params: []obj{pKind, pName},
 				responses: std(map[int]string{204: ""}, 400, 404, 409)},
 		},
 		"/openapi.json": {"get": {id: "openAPI", summary: "This document", responses: map[int]string{200: "", 401: "Problem"}}},
 	}
+}
+
+// tagOf groups a path's operations (the tags of the document).
+func tagOf(path string) string {
+	switch {
+	case path == "/openapi.json":
+		return "meta"
+	case strings.HasSuffix(path, "/approval"), strings.HasSuffix(path, "/approve"), strings.HasSuffix(path, "/reject"):
+		return "approval"
+	case strings.Contains(path, "/health"), strings.Contains(path, "/violations"), strings.Contains(path, "/reports"):
+		return "enforcement"
+	case strings.HasPrefix(path, "/api/v1/templates"), strings.HasPrefix(path, "/api/v1/categories"):
+		return "catalog"
+	}
+	return "plans"
 }
 
 func reportFilterParams(withPlan bool) []obj {
@@ -150,15 +177,20 @@ func openAPIDocument() obj {
 				switch {
 				case schema == "ReportFile":
 					r["content"] = obj{"text/html": obj{}, "text/markdown": obj{}, "application/json": obj{}, "text/csv": obj{}}
+				case schema == "Problem":
+					r["content"] = obj{problem.ContentType: obj{"schema": ref(schema)}}
 				case schema != "":
 					r["content"] = obj{"application/json": obj{"schema": ref(schema)}}
 				}
-				if code == 429 {
-					r["headers"] = obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "seconds"}}
+				switch code {
+				case 429:
+					r["headers"] = obj{"Retry-After": obj{"schema": obj{"type": "integer"}, "description": "seconds to wait before retrying"}}
+				case 401:
+					r["headers"] = obj{"WWW-Authenticate": obj{"schema": obj{"type": "string"}, "description": "the scheme the proxy must use: Proxy realm=\"protectionplans\", header=\"X-Remote-User\""}}
 				}
 				resps[strconv.Itoa(code)] = r
 			}
-			operation := obj{"operationId": o.id, "summary": o.summary, "responses": resps}
+			operation := obj{"operationId": o.id, "summary": o.summary, "responses": resps, "tags": []string{tagOf(path)}}
 			if len(o.params) > 0 {
 				operation["parameters"] = o.params
 			}
@@ -166,9 +198,7 @@ func openAPIDocument() obj {
 				operation["requestBody"] = obj{"required": true, "content": obj{
 					"application/json": obj{"schema": ref(o.body)}, "application/yaml": obj{"schema": ref(o.body)}}}
 			}
-			if o.id != "openAPI" {
-				operation["security"] = []obj{{"proxy": []string{}}}
-			}
+			operation["security"] = []obj{{"proxy": []string{}}}
 			item[method] = operation
 		}
 		paths[path] = item
@@ -176,7 +206,18 @@ func openAPIDocument() obj {
 	return obj{
 		"openapi": "3.0.3",
 		"info": obj{"title": "Protection plans API", "version": "v1",
-			"description": "Change freezes for Kubernetes (ProtectionPlan, telark.io/v1alpha1). Every action is its own permission (protection-plans.<action>); errors are {code, message, errors[{field, type, detail}]}. Bodies are JSON (or YAML), at most 1 MiB; unknown fields are refused."},
+			"license": obj{"name": "Apache-2.0", "url": "https://www.apache.org/licenses/LICENSE-2.0"},
+			"description": "Change freezes for Kubernetes (ProtectionPlan, telark.io/v1alpha1). Every action is its own permission (protection-plans.<action>). " +
+				"Errors are RFC 9457 problem details (application/problem+json: type, title, status, detail) with the fields at fault in errors[{field, type, detail}]. " +
+				"Bodies are JSON or YAML (Content-Type), at most 1 MiB; unknown fields are refused. Lists of plans are paged with limit and continue, as the Kubernetes API pages."},
+		"servers": []obj{{"url": "/", "description": "this server"}},
+		"tags": []obj{
+			{"name": "plans", "description": "Protection plans and their lifecycle"},
+			{"name": "approval", "description": "Approval requests and decisions"},
+			{"name": "enforcement", "description": "Health, violations and reports of a plan's enforcement"},
+			{"name": "catalog", "description": "The template catalog, environments and tags"},
+			{"name": "meta", "description": "This document"},
+		},
 		"paths": paths,
 		"components": obj{
 			"securitySchemes": obj{"proxy": obj{"type": "apiKey", "in": "header", "name": HeaderUser,
@@ -196,12 +237,13 @@ func schemas() obj {
 	}
 	strs := arr(obj{"type": "string"})
 	return obj{
-		"Problem": object(obj{"code": obj{"type": "integer"}, "message": obj{"type": "string"},
+		"Problem": object(obj{"type": str("about:blank: the status code says what went wrong"), "title": str("the status code's text, e.g. Bad Request"),
+			"status": obj{"type": "integer", "description": "the HTTP status code"}, "detail": str("what went wrong and what to do, for a person"),
 			"errors": arr(object(obj{"field": str("field path, e.g. spec.scope.namespaces[1]"), "type": str("FieldValueInvalid, FieldValueRequired, FieldValueDuplicate, UnknownField, ..."), "detail": obj{"type": "string"}}))},
-			"code", "message"),
+			"type", "title", "status", "detail"),
 		"ProtectionPlan": object(obj{
 			"apiVersion": str("telark.io/v1alpha1"), "kind": str("ProtectionPlan"),
-			"metadata": object(obj{"name": str("the plan ID, a DNS label; assigned when left out"), "resourceVersion": str("send back on edit: 409 if the plan changed"), "generation": obj{"type": "integer"}}),
+			"metadata": object(obj{"name": str("the plan ID, a DNS label; assigned when left out"), "resourceVersion": str("send back on edit (409 if the plan changed), or as If-Match (412)"), "generation": obj{"type": "integer"}}),
 			"spec": object(obj{
 				"name": str("display name, at most 64 characters, unique ignoring case"), "description": str("at most 512 characters"),
 				"scope":      object(obj{"applications": strs, "namespaces": strs}),
@@ -218,7 +260,9 @@ func schemas() obj {
 				"window": obj{"type": "string"}, "nextEdge": obj{"type": "string", "format": "date-time"},
 				"conditions": arr(obj{"type": "object"}), "approvalRequest": obj{"type": "object"}, "timeline": arr(obj{"type": "object"})}),
 		}, "spec"),
-		"ProtectionPlanList": object(obj{"items": arr(ref("ProtectionPlan"))}, "items"),
+		"ProtectionPlanList": object(obj{"items": arr(ref("ProtectionPlan")),
+			"metadata": object(obj{"continue": str("pass as ?continue= for the next page; absent on the last"),
+				"remainingItemCount": obj{"type": "integer", "description": "plans after this page, when there is a next page"}})}, "items"),
 		"DuplicateRequest": object(obj{"id": str("the copy's ID; generated when left out"), "name": str("the copy's display name; \"Copy of <name>\" when left out"),
 			"approvalMode": obj{"type": "string", "enum": []string{"automatic", "required"}}, "window": obj{"type": "object", "description": "a new window for the copy"}}),
 		"DecisionRequest": object(obj{"requestID": str("status.approvalRequest.id as read"), "comment": str("mandatory to reject"),

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,5 +84,35 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		if _, ok := doc.Comp.Schemas[name]; !ok {
 			t.Errorf("$ref to a missing schema %q", name)
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/openapi.json")
+
+// TestOpenAPIGolden keeps testdata/openapi.json, the document as served,
+// current (go test -run TestOpenAPIGolden -update rewrites it): a change
+// of the API shows in review as a change of that file, and hack/test.sh
+// lints it with Redocly's CLI.
+func TestOpenAPIGolden(t *testing.T) {
+	e := newEnv(t)
+	w := e.do(request{method: "GET", path: "/openapi.json", user: "victor"})
+	if w.Code != 200 {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	golden := filepath.Join("testdata", "openapi.json")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, w.Body.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestOpenAPIGolden -update writes it)", err)
+	}
+	if !bytes.Equal(w.Body.Bytes(), want) {
+		t.Errorf("/openapi.json is not %s: run go test -run TestOpenAPIGolden -update and review the change", golden)
 	}
 }

@@ -30,16 +30,29 @@ func (s *Server) filteredPlans(r *http.Request) ([]plan.ProtectionPlan, plan.Fil
 	return f.Select(all), f, nil
 }
 
+// listPlans answers a page (?limit=&continue=, plan.ParsePage) of the
+// filtered plans, as Kubernetes lists do: metadata.continue names the
+// next page, metadata.remainingItemCount counts what follows.
 func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) {
-	items, _, err := s.filteredPlans(r)
+	pr, err := plan.ParsePage(r.URL.Query())
+	var items []plan.ProtectionPlan
+	if err == nil {
+		items, _, err = s.filteredPlans(r)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, plan.ProtectionPlanList{
+	pg := pr.Of(items)
+	list := plan.ProtectionPlanList{
 		TypeMeta: metav1.TypeMeta{APIVersion: plan.GroupVersion.String(), Kind: plan.Kind + "List"},
-		Items:    items,
-	})
+		ListMeta: metav1.ListMeta{Continue: pg.Continue},
+		Items:    pg.Items,
+	}
+	if pg.Continue != "" {
+		list.RemainingItemCount = &pg.Remaining
+	}
+	writeJSON(w, http.StatusOK, list)
 }
 
 func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) {
@@ -158,7 +171,7 @@ func (s *Server) editPlan(w http.ResponseWriter, r *http.Request) {
 	}
 	err = reconcile.CheckVersion(old, ifMatch(r))
 	if err == nil {
-		err = reconcile.CheckVersion(old, in.ResourceVersion)
+		err = reconcile.CheckBodyVersion(old, in.ResourceVersion)
 	}
 	var edited *plan.ProtectionPlan
 	if err == nil {

@@ -13,9 +13,11 @@ import (
 	"github.com/telark/protectionplans/report"
 )
 
-// Every error answer is a problem.Document:
+// Every error answer of the API is a problem.Document, an RFC 9457
+// problem detail served as application/problem+json:
 //
-//	{"code": 400, "message": "...", "errors": [{"field": "spec.name", "type": "FieldValueInvalid", "detail": "..."}]}
+//	{"type": "about:blank", "title": "Bad Request", "status": 400, "detail": "...",
+//	 "errors": [{"field": "spec.name", "type": "FieldValueInvalid", "detail": "..."}]}
 //
 // problem.Of decides it from the error's type (plan.CodeOf), never from
 // its text; the server writes it and logs what it says to log.
@@ -51,29 +53,42 @@ func toProblem(err error, log *slog.Logger) problem.Document {
 	return doc
 }
 
-// writeError answers err as a problem. A 429 carries Retry-After.
+// writeError answers err as a problem.
 func (s *Server) writeError(w http.ResponseWriter, _ *http.Request, err error) {
 	p := toProblem(err, s.Log)
-	setRetryAfter(w, err)
-	writeJSON(w, p.Code, p)
+	setErrorHeaders(w, err, p.Code)
+	writeAs(w, p.Code, problem.ContentType, p)
 }
 
-// setRetryAfter sets Retry-After on the answer of a *report.BusyError.
-func setRetryAfter(w http.ResponseWriter, err error) {
+// challenge is the WWW-Authenticate of every 401 (RFC 9110 asks for
+// one): the caller authenticates to the proxy in front, which names the
+// user in X-Remote-User.
+const challenge = `Proxy realm="protectionplans", header="` + HeaderUser + `"`
+
+// setErrorHeaders sets what an error's answer carries besides its body:
+// Retry-After for a *report.BusyError, WWW-Authenticate for a 401.
+func setErrorHeaders(w http.ResponseWriter, err error, code int) {
 	var busy *report.BusyError
 	if errors.As(err, &busy) {
 		w.Header().Set("Retry-After", strconv.Itoa(busy.RetryAfterSeconds()))
 	}
+	if code == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", challenge)
+	}
 }
 
 // writeJSON answers v as JSON with code.
-func writeJSON(w http.ResponseWriter, code int, v any) {
+func writeJSON(w http.ResponseWriter, code int, v any) { writeAs(w, code, "application/json", v) }
+
+func writeAs(w http.ResponseWriter, code int, contentType string, v any) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		http.Error(w, `{"code":500,"message":"cannot encode the answer"}`, http.StatusInternalServerError)
+		w.Header().Set("Content-Type", problem.ContentType)
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"cannot encode the answer"}` + "\n"))
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
 	w.Write(append(b, '\n'))

@@ -22,8 +22,8 @@ type route struct {
 	// are the dashboard's pages and forms.
 	API     bool
 	Summary string
-	// Codes are the status codes the route answers (besides 405 from the
-	// mux and 500 on a bug); the tests prove each one.
+	// Codes are the status codes the route answers (besides 405 to
+	// another method and 500 on a bug); the tests prove each one.
 	Codes  []int
 	handle http.HandlerFunc
 }
@@ -42,7 +42,9 @@ const (
 	c403 = http.StatusForbidden
 	c404 = http.StatusNotFound
 	c409 = http.StatusConflict
+	c412 = http.StatusPreconditionFailed
 	c413 = http.StatusRequestEntityTooLarge
+	c415 = http.StatusUnsupportedMediaType
 	c429 = http.StatusTooManyRequests
 	c503 = http.StatusServiceUnavailable
 )
@@ -62,18 +64,18 @@ func (s *Server) routeTable() []route {
 	return []route{
 		// Plans.
 		api("GET", plans, approval.ActionList, "List plans, filtered by phase, environment, tag and text", s.listPlans, c200, c400, c401, c403),
-		api("POST", plans, approval.ActionCreate, "Create a plan", s.createPlan, c201, c400, c401, c403, c409, c413, c503),
+		api("POST", plans, approval.ActionCreate, "Create a plan", s.createPlan, c201, c400, c401, c403, c409, c413, c415, c503),
 		api("GET", onePlan, approval.ActionGet, "Get a plan", s.getPlan, c200, c401, c403, c404),
-		api("PUT", onePlan, approval.ActionUpdate, "Edit a plan (replace its spec)", s.editPlan, c200, c400, c401, c403, c404, c409, c413, c503),
-		api("DELETE", onePlan, approval.ActionDelete, "Delete a plan and its reports", s.deletePlan, c204, c401, c403, c404, c409),
+		api("PUT", onePlan, approval.ActionUpdate, "Edit a plan (replace its spec)", s.editPlan, c200, c400, c401, c403, c404, c409, c412, c413, c415, c503),
+		api("DELETE", onePlan, approval.ActionDelete, "Delete a plan and its reports", s.deletePlan, c204, c401, c403, c404, c409, c412),
 		// Lifecycle actions.
-		api("POST", onePlan+"/cancel", approval.ActionCancel, "Cancel a plan", s.cancelPlan, c200, c401, c403, c404, c409),
-		api("POST", onePlan+"/reactivate", approval.ActionReactivate, "Reactivate a terminated, canceled or failed plan", s.reactivatePlan, c200, c400, c401, c403, c404, c409),
-		api("POST", onePlan+"/duplicate", approval.ActionDuplicate, "Duplicate a plan into a new one", s.duplicatePlan, c201, c400, c401, c403, c404, c409, c413, c503),
+		api("POST", onePlan+"/cancel", approval.ActionCancel, "Cancel a plan", s.cancelPlan, c200, c401, c403, c404, c409, c412),
+		api("POST", onePlan+"/reactivate", approval.ActionReactivate, "Reactivate a terminated, canceled or failed plan", s.reactivatePlan, c200, c400, c401, c403, c404, c409, c412),
+		api("POST", onePlan+"/duplicate", approval.ActionDuplicate, "Duplicate a plan into a new one", s.duplicatePlan, c201, c400, c401, c403, c404, c409, c413, c415, c503),
 		// Approval.
 		api("GET", onePlan+"/approval", approval.ActionGet, "The open approval request and who may decide it", s.getApproval, c200, c401, c403, c404),
-		api("POST", onePlan+"/approve", approval.ActionApprove, "Approve the open approval request", s.approvePlan, c200, c400, c401, c403, c404, c409, c413),
-		api("POST", onePlan+"/reject", approval.ActionApprove, "Reject the open approval request (comment mandatory)", s.rejectPlan, c200, c400, c401, c403, c404, c409, c413),
+		api("POST", onePlan+"/approve", approval.ActionApprove, "Approve the open approval request", s.approvePlan, c200, c400, c401, c403, c404, c409, c413, c415),
+		api("POST", onePlan+"/reject", approval.ActionApprove, "Reject the open approval request (comment mandatory)", s.rejectPlan, c200, c400, c401, c403, c404, c409, c413, c415),
 		// Health, violations, reports.
 		api("GET", onePlan+"/health", approval.ActionHealth, "Refresh health: computed now, not stored, nothing repaired", s.planHealth, c200, c401, c403, c404),
 		api("GET", onePlan+"/violations", approval.ActionViolations, "The plan's violations feed, newest first", s.planViolations, c200, c400, c401, c403, c404),
@@ -84,8 +86,8 @@ func (s *Server) routeTable() []route {
 		// Catalog and categories.
 		api("GET", "/api/v1/templates", approval.ActionList, "The template catalog", s.listTemplates, c200, c401, c403),
 		api("GET", "/api/v1/categories", approval.ActionList, "List environments and tags", s.listCategories, c200, c401, c403),
-		api("POST", "/api/v1/categories", approval.ActionCategoriesCreate, "Add an environment or a tag", s.createCategory, c201, c400, c401, c403, c409, c413),
-		api("PUT", "/api/v1/categories/{kind}/{name}", approval.ActionCategoriesUpdate, "Rename or describe an environment or a tag", s.updateCategory, c200, c400, c401, c403, c404, c409, c413),
+		api("POST", "/api/v1/categories", approval.ActionCategoriesCreate, "Add an environment or a tag", s.createCategory, c201, c400, c401, c403, c409, c413, c415),
+		api("PUT", "/api/v1/categories/{kind}/{name}", approval.ActionCategoriesUpdate, "Rename or describe an environment or a tag", s.updateCategory, c200, c400, c401, c403, c404, c409, c413, c415),
 		api("DELETE", "/api/v1/categories/{kind}/{name}", approval.ActionCategoriesDelete, "Delete an environment or a tag", s.deleteCategory, c204, c400, c401, c403, c404, c409),
 		// The API's own description: any authenticated caller may read it.
 		{Method: "GET", Pattern: "/openapi.json", API: true, Summary: "This document", Codes: codes(c200, c401), handle: s.serveOpenAPI},

@@ -368,7 +368,7 @@ func codeCases() []codeCase {
 				r.body = strings.Replace(r.body, `"resourceVersion":"`+e.plan("holiday-freeze").ResourceVersion+`"`, `"resourceVersion":"1"`, 1)
 				return r
 			}, check: bodyHas("changed by someone else")},
-		{name: "If-Match that is not the stored resourceVersion", route: edit, want: 409,
+		{name: "If-Match that is not the stored resourceVersion is 412", route: edit, want: 412,
 			req: func(e *env) request {
 				r := planBody("holiday-freeze", "alice", edited(func(p *plan.ProtectionPlan) { p.Spec.Description = "x" }))(e)
 				r.header = map[string]string{"If-Match": `"1"`}
@@ -395,7 +395,7 @@ func codeCases() []codeCase {
 				}
 			}},
 		{name: "an Owner whose role withholds delete", route: del, req: send("DELETE", "/api/v1/plans/october-audit", "erin", ""), want: 403, check: bodyHas("protection-plans.delete.deny")},
-		{name: "a delete based on an old read", route: del, want: 409,
+		{name: "a delete based on an old read (If-Match) is 412", route: del, want: 412,
 			req: func(*env) request {
 				return request{method: "DELETE", path: "/api/v1/plans/october-audit", user: "alice", header: map[string]string{"If-Match": `"1"`}}
 			}},
@@ -406,6 +406,14 @@ func codeCases() []codeCase {
 		{name: "a canceled plan cannot be canceled", route: cancel, req: send("POST", "/api/v1/plans/payments-secrets/cancel", "carol", ""), want: 409, check: bodyHas("already canceled")},
 		{name: "a cancel that lost the race", route: cancel, opts: []envOption{conflictOn("status")}, req: send("POST", "/api/v1/plans/black-friday/cancel", "carol", ""), want: 409,
 			check: phaseIs("black-friday", plan.PhaseActive)},
+		{name: "a cancel based on an old read (If-Match) is 412", route: cancel, want: 412, check: phaseIs("black-friday", plan.PhaseActive),
+			req: func(*env) request {
+				return request{method: "POST", path: "/api/v1/plans/black-friday/cancel", user: "carol", header: map[string]string{"If-Match": `"1"`}}
+			}},
+		{name: "a reactivation based on an old read (If-Match) is 412", route: react, want: 412, check: phaseIs("payments-secrets", plan.PhaseCanceled),
+			req: func(*env) request {
+				return request{method: "POST", path: "/api/v1/plans/payments-secrets/reactivate", user: "carol", header: map[string]string{"If-Match": `"1"`}}
+			}},
 		{name: "a canceled plan reactivated", route: react, req: send("POST", "/api/v1/plans/payments-secrets/reactivate", "carol", ""), want: 200, check: phaseIs("payments-secrets", plan.PhaseActive)},
 		{name: "a plan whose window ended", route: react, req: send("POST", "/api/v1/plans/october-audit/reactivate", "carol", ""), want: 400, check: bodyHas(`"field": "spec.window"`)},
 		{name: "an active plan cannot be reactivated", route: react, req: send("POST", "/api/v1/plans/black-friday/reactivate", "alice", ""), want: 409},
@@ -656,6 +664,12 @@ func TestRouteCodes(t *testing.T) {
 				t.Fatalf("%s %s as %q: %d, want %d\n%.3000s\n%s", rq.method, rq.path, rq.user, w.Code, c.want, w.Body, e.log)
 			}
 			if w.Code >= 400 && strings.Contains(c.route, " /api/") {
+				if ct := w.Header().Get("Content-Type"); ct != problem.ContentType {
+					t.Errorf("Content-Type %q, want %q", ct, problem.ContentType)
+				}
+				if w.Code == 401 && w.Header().Get("WWW-Authenticate") == "" {
+					t.Error("a 401 without WWW-Authenticate")
+				}
 				var p problem.Document
 				if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || p.Code != w.Code || p.Message == "" {
 					t.Errorf("not a problem body: %s", w.Body)
@@ -686,6 +700,12 @@ func TestRouteCodes(t *testing.T) {
 		run(codeCase{name: "no identity", route: rt.key(), req: send(method, path, "", body), want: 401})
 		if rt.Action != "" {
 			run(codeCase{name: "no role", route: rt.key(), req: send(method, path, "dave", body), want: 403})
+		}
+		if slices.Contains(rt.Codes, 415) {
+			run(codeCase{name: "a body that is neither JSON nor YAML", route: rt.key(), want: 415, check: bodyHas("application/json or application/yaml"),
+				req: func(*env) request {
+					return request{method: method, path: path, user: "alice", body: "{}", header: map[string]string{"Content-Type": "text/plain"}}
+				}})
 		}
 		if slices.Contains(rt.Codes, 404) && strings.Contains(rt.Pattern, "{id}") {
 			run(codeCase{name: "no such plan", route: rt.key(), want: 404,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -133,9 +135,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // write is refused with 403 whatever its cookies or proxy session.
 func (s *Server) buildHandler() (http.Handler, error) {
 	mux := http.NewServeMux()
+	methods := map[string][]string{}
 	for _, rt := range s.routes {
 		mux.Handle(rt.Method+" "+rt.Pattern, s.guard(rt))
+		methods[rt.Pattern] = append(methods[rt.Pattern], rt.Method)
 	}
+	// A path the table serves, asked with another method, is 405 with
+	// Allow; any other path is 404; both as the route's kind answers
+	// (a problem for the API, a page for the dashboard).
+	for pattern, ms := range methods {
+		if slices.Contains(ms, "GET") {
+			ms = append(ms, "HEAD")
+		}
+		allow := strings.Join(ms, ", ")
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			s.failFor(r)(w, r, errorf(http.StatusMethodNotAllowed, "%s is not served at %s; it answers %s", r.Method, r.URL.Path, allow))
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.failFor(r)(w, r, errorf(http.StatusNotFound, "nothing is served at %s", r.URL.Path))
+	})
 	cop := http.NewCrossOriginProtection()
 	for _, o := range s.TrustedOrigins {
 		if err := cop.AddTrustedOrigin(o); err != nil {
@@ -159,10 +179,7 @@ func (s *Server) guard(rt route) http.Handler {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, plan.DefaultMaxBodyBytes)
 		}
-		fail := s.writeError
-		if !rt.API {
-			fail = s.dashboardError
-		}
+		fail := s.failFor(r)
 		if rt.Public {
 			rt.handle(w, r)
 			return
@@ -182,6 +199,15 @@ func (s *Server) guard(rt route) http.Handler {
 		}
 		rt.handle(w, r)
 	})
+}
+
+// failFor is how a request's errors are answered: a problem for the API
+// (and its document), a page for the dashboard.
+func (s *Server) failFor(r *http.Request) func(http.ResponseWriter, *http.Request, error) {
+	if p := r.URL.Path; strings.HasPrefix(p, "/api/") || p == "/openapi.json" {
+		return s.writeError
+	}
+	return s.dashboardError
 }
 
 // now is the instant of this request, to the second (the times the

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -72,12 +71,12 @@ func ifMatch(r *http.Request) string {
 }
 
 // decodeBody reads a request body strictly with the library's decoder:
-// over 1 MiB is 413, an unknown field 400 with its path. JSON unless the
-// Content-Type says YAML.
+// a Content-Type other than JSON or YAML is 415 (plan.FormatOfMediaType),
+// over 1 MiB 413, an unknown field 400 with its path.
 func decodeBody(r *http.Request, into any) error {
-	f := plan.FormatJSON
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && strings.Contains(mt, "yaml") {
-		f = plan.FormatYAML
+	f, err := plan.FormatOfMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return err
 	}
 	return plan.Decode(r.Body, into, plan.WithFormat(f))
 }
