@@ -254,6 +254,15 @@ func (d Decision) Verdict() string {
 	return "admitted"
 }
 
+// Warned reports whether the requester reads an admission warning from
+// the rule that applies on target t: on vap, a request an auditing
+// policy records, or an exemption admits, is answered with a warning
+// (validationActions [Audit, Warn]); Kyverno's audits answer none
+// (emitWarning is off, and kyverno-cel audits with Audit alone).
+func (d Decision) Warned(t Target) bool {
+	return t == TargetVAP && !d.Blocked && (d.Audited || d.Exempt)
+}
+
 // PolicyRef names the policy of the rule that applies as kubectl does:
 // namespace/name, or the name alone for the cluster-scoped
 // ValidatingAdmissionPolicy of target vap. Empty when no rule applies.
