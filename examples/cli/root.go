@@ -168,6 +168,7 @@ invalid, or explain finds that a rule applies (blocked or recorded);
 		a.reportCmd(),
 		a.templatesCmd(),
 		a.versionCmd(),
+		a.testCmd(),
 	)
 	return root
 }
