@@ -34,6 +34,8 @@
 //   - calendar: a plan's window intervals as an RFC 5545 iCalendar.
 //   - plan/plantest: a serializable cluster for tests (and protectctl's
 //     --cluster file) that fills a plan.ValidationEnv.
+//   - policytest: declarative tests of plans: requests at instants and
+//     the decision expected on every target, as files or Go values.
 //
 // # Purity
 //
