@@ -39,10 +39,13 @@
 // # Formats
 //
 // HTML is one self-contained page: inline CSS, an inline SVG picture of the
-// run (phases as bands, unhealthy periods shaded, blocked changes as filled
-// squares and audited ones as hollow circles, so that they differ without
-// colour), summary cards and tables; no script and no external asset. It
-// prints on A4 with repeated table headers. It is written by html/template,
+// run (phases as bands, the health row green where a health check stated
+// the health and grey where none did, unhealthy periods shaded, blocked
+// changes as filled squares and audited ones as hollow circles, so that
+// they differ without colour), summary cards and tables; no script and no
+// external asset. Below 720 px wide (a phone) a list of the same periods
+// stands for the picture and wide tables scroll sideways inside the page.
+// It prints on A4 with repeated table headers. It is written by html/template,
 // so user text is only ever text: never markup, an attribute, CSS or a URL;
 // bidirectional overrides are isolated in <bdi> or their table cell.
 //

@@ -100,6 +100,57 @@ func UnhealthyPeriods(samples []HealthSample, phases []PhaseBand, runEnd time.Ti
 	return out
 }
 
+// healthSpan is a stretch of an active period whose health is known
+// (Checked: a health check taken in the period states it, healthy or not)
+// or not known (no check taken yet in the period).
+type healthSpan struct {
+	Start, End time.Time
+	Checked    bool
+	// Whole is true for an active period without any check: one span.
+	Whole bool
+	// Checks is how many health checks were taken in the span.
+	Checks int
+}
+
+// healthSpans splits each active period (up to runEnd) into the time
+// before its first health check, not checked, and the time from it on,
+// checked, by the rule of UnhealthyPeriods: a sample states the health
+// from its instant until the period ends, and states nothing outside its
+// period. An active period without a check is one span, not checked.
+// Empty spans are left out.
+func healthSpans(samples []HealthSample, phases []PhaseBand, runEnd time.Time) []healthSpan {
+	var out []healthSpan
+	for _, band := range phases {
+		if band.Phase != plan.PhaseActive {
+			continue
+		}
+		end := minTime(band.End, runEnd)
+		if !end.After(band.Start) {
+			continue
+		}
+		var first time.Time
+		checks := 0
+		for _, x := range samples {
+			if x.At.Before(band.Start) || !x.At.Before(end) {
+				continue
+			}
+			if checks == 0 {
+				first = x.At
+			}
+			checks++
+		}
+		if checks == 0 {
+			out = append(out, healthSpan{Start: band.Start, End: end, Whole: true})
+			continue
+		}
+		if first.After(band.Start) {
+			out = append(out, healthSpan{Start: band.Start, End: first})
+		}
+		out = append(out, healthSpan{Start: first, End: end, Checked: true, Checks: checks})
+	}
+	return out
+}
+
 func appendPeriod(out []UnhealthyPeriod, p UnhealthyPeriod) []UnhealthyPeriod {
 	if !p.End.After(p.Start) {
 		return out

@@ -114,9 +114,9 @@ func TestHostile_HTMLKeepsUserTextAsText(t *testing.T) {
 var (
 	allowedTags = []string{"html", "head", "meta", "title", "style", "body", "main", "header", "p", "span", "h1", "h2", "h3",
 		"bdi", "dl", "dt", "dd", "div", "section", "figure", "figcaption", "svg", "defs", "pattern", "rect", "line",
-		"text", "polygon", "circle", "table", "colgroup", "col", "thead", "tbody", "tr", "th", "td", "br", "footer"}
+		"text", "polygon", "circle", "table", "colgroup", "col", "thead", "tbody", "tr", "th", "td", "br", "footer", "ol", "li", "b"}
 	allowedAttrs = []string{"lang", "charset", "name", "content", "class", "xmlns", "viewbox", "role", "aria-labelledby",
-		"aria-hidden", "id", "width", "height", "patternunits", "patterntransform", "fill", "fill-opacity", "stroke",
+		"aria-hidden", "aria-label", "id", "width", "height", "patternunits", "patterntransform", "fill", "fill-opacity", "stroke",
 		"stroke-width", "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "points", "dy", "text-anchor"}
 )
 

@@ -6,7 +6,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/violations"
 )
 
@@ -49,7 +51,15 @@ type card struct{ Label, Value, Detail, Tone string }
 
 type fact struct{ Label, Value string }
 
-type phaseRow struct{ Phase, Class, From, To, Duration string }
+// phaseRow is a phase band, for the Phases table and for the list that
+// stands for the run picture on narrow screens: there an active period
+// also says its health (HealthClass is the picture's class for it) and
+// each period its violations.
+type phaseRow struct {
+	Phase, Class, From, To, Duration string
+	Health, HealthClass              string
+	Blocked, Audited                 int
+}
 
 type eventRow struct{ Time, Type, Phase, Actor, Message string }
 
@@ -105,8 +115,25 @@ func newHTMLView(r Report) htmlView {
 	}
 	v.Cards = cards(r)
 	v.Facts = facts(r)
-	for _, b := range r.Timeline.Phases {
-		v.Phases = append(v.Phases, phaseRow{phaseLabel(b.Phase), phaseClass(b.Phase), fmtTime(b.Start), fmtTime(b.End), fmtDuration(b.End.Sub(b.Start))})
+	spans := healthSpans(r.Health.Samples, r.Timeline.Phases, r.RunEnd)
+	for i, b := range r.Timeline.Phases {
+		row := phaseRow{Phase: phaseLabel(b.Phase), Class: phaseClass(b.Phase), From: fmtTime(b.Start), To: fmtTime(b.End), Duration: fmtDuration(b.End.Sub(b.Start))}
+		if b.Phase == plan.PhaseActive {
+			row.Health, row.HealthClass = periodHealth(b, spans, r.Health.Unhealthy)
+		}
+		last := i+1 == len(r.Timeline.Phases)
+		for j := range r.Violations.Items {
+			x := &r.Violations.Items[j]
+			if x.Timestamp.Before(b.Start) || x.Timestamp.After(b.End) || (!last && x.Timestamp.Equal(b.End)) {
+				continue
+			}
+			if x.Blocked {
+				row.Blocked++
+			} else {
+				row.Audited++
+			}
+		}
+		v.Phases = append(v.Phases, row)
 	}
 	for _, ev := range r.Timeline.Events {
 		actor := ev.Actor
@@ -126,6 +153,43 @@ func newHTMLView(r Report) htmlView {
 	return v
 }
 
+// periodHealth says how an active period went, for the list that stands
+// for the picture: "not checked" (grey) without a check in it, else
+// healthy (green) or its unhealthy time (hatched red), with its checks and
+// the time before its first check when that is a minute or more.
+func periodHealth(b PhaseBand, spans []healthSpan, unhealthy []UnhealthyPeriod) (text, class string) {
+	checks := 0
+	var unchecked time.Duration
+	for _, s := range spans {
+		if s.Start.Before(b.Start) || !s.Start.Before(b.End) {
+			continue
+		}
+		if s.Checked {
+			checks += s.Checks
+		} else {
+			unchecked += s.End.Sub(s.Start)
+		}
+	}
+	if checks == 0 {
+		return "health not checked", "hl-none"
+	}
+	var bad int64
+	for _, u := range unhealthy {
+		if !u.Start.Before(b.Start) && u.Start.Before(b.End) {
+			bad += u.Seconds
+		}
+	}
+	text, class = "healthy", "hl-ok"
+	if bad > 0 {
+		text, class = fmtSeconds(bad)+" unhealthy", "shade"
+	}
+	text += " · " + plural(int64(checks), "check", "checks")
+	if unchecked >= time.Minute {
+		text += " · not checked in its first " + fmtDuration(unchecked)
+	}
+	return text, class
+}
+
 func cards(r Report) []card {
 	s := r.Summary
 	health := card{Label: "Health", Value: "Healthy", Detail: plural(int64(len(r.Health.Samples)), "check", "checks") + ", no unhealthy time while active", Tone: "ok"}
@@ -136,6 +200,8 @@ func cards(r Report) []card {
 		health.Tone = "bad"
 	case len(r.Health.Samples) == 0:
 		health.Value, health.Detail, health.Tone = "Unknown", "no health checks recorded", ""
+	case !checkedWhileActive(r):
+		health.Value, health.Detail, health.Tone = "Unknown", plural(int64(len(r.Health.Samples)), "check", "checks")+", none while active", ""
 	}
 	viol := card{Label: "Violations", Value: strconv.Itoa(s.Violations),
 		Detail: strconv.Itoa(s.Blocked) + " blocked · " + strconv.Itoa(s.Audited) + " audited · " + plural(s.Decisions, "decision", "decisions")}

@@ -201,12 +201,29 @@ func (m *mdWriter) health(r Report) {
 
 func healthSentence(r Report) string {
 	n := int64(len(r.Health.Samples))
+	switch {
+	case n == 0:
+		return "No health check recorded: the plan's health while active is unknown."
+	case !checkedWhileActive(r):
+		return plural(n, "health check", "health checks") + " recorded, none while the plan was active: its health while active is unknown."
+	}
 	s := plural(n, "health check", "health checks") + " recorded; "
 	if len(r.Health.Unhealthy) == 0 {
 		return s + "no unhealthy time while the plan was active."
 	}
 	return s + "the plan was active and not healthy for " + fmtSeconds(r.Health.UnhealthySeconds) +
 		" in total (" + plural(int64(len(r.Health.Unhealthy)), "period", "periods") + ")."
+}
+
+// checkedWhileActive is true when a health check was taken while the plan
+// was active: only those state its health (see UnhealthyPeriods).
+func checkedWhileActive(r Report) bool {
+	for _, s := range healthSpans(r.Health.Samples, r.Timeline.Phases, r.RunEnd) {
+		if s.Checked {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *mdWriter) violations(r Report) {

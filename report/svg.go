@@ -37,12 +37,15 @@ type timelineView struct {
 	AxisY, TickLabelY, DateLabelY, GridTop, TotalX string
 	Rows                                           []svgLabel
 	Phases                                         []svgRect
-	Active                                         []svgRect
-	Unhealthy                                      []svgShade
-	Events                                         []svgEvent
-	Blocked, Audited                               []svgMark
-	Ticks                                          []svgTick
-	Caption                                        string
+	// HealthRow is the health row's background under the active
+	// periods: green where checked, grey where not (unhealthy periods
+	// are shaded over it).
+	HealthRow        []svgRect
+	Unhealthy        []svgShade
+	Events           []svgEvent
+	Blocked, Audited []svgMark
+	Ticks            []svgTick
+	Caption          string
 }
 
 type svgLabel struct{ Y, Text, Total string }
@@ -109,7 +112,8 @@ func buildTimelineView(r Report) timelineView {
 		TotalX:  num(plotLeft - 8),
 		Caption: "From " + fmtMinute(from) + " to " + fmtMinute(to),
 	}
-	v.Phases, v.Active = phaseRects(r.Timeline.Phases, sc)
+	v.Phases = phaseRects(r.Timeline.Phases, sc)
+	v.HealthRow = healthRects(healthSpans(r.Health.Samples, r.Timeline.Phases, r.RunEnd), sc)
 	v.Unhealthy = unhealthyShades(r.Health.Unhealthy, sc)
 	v.Events = eventMarks(r.Timeline.Events, sc, from, to)
 	v.Blocked, v.Audited = violationMarks(r.Violations.Items, sc)
@@ -131,9 +135,8 @@ func phaseClass(p plan.Phase) string {
 	return "ph-ended"
 }
 
-// phaseRects draws a band per phase, labelled when the label fits, and the
-// health row's active background.
-func phaseRects(bands []PhaseBand, sc scale) (phases, active []svgRect) {
+// phaseRects draws a band per phase, labelled when the label fits.
+func phaseRects(bands []PhaseBand, sc scale) (phases []svgRect) {
 	for _, b := range bands {
 		x0, x1 := sc.x(b.Start), sc.x(b.End)
 		w := max(x1-x0, 1)
@@ -144,11 +147,35 @@ func phaseRects(bands []PhaseBand, sc scale) (phases, active []svgRect) {
 			rect.Label, rect.LabelX, rect.LabelY = label, num(x0+w/2), num(phaseY+phaseH/2+4)
 		}
 		phases = append(phases, rect)
-		if b.Phase == plan.PhaseActive {
-			active = append(active, svgRect{X: num(x0), Y: num(healthY), W: num(w), H: num(healthH), Class: "hl-ok"})
-		}
 	}
-	return phases, active
+	return phases
+}
+
+// healthRects draws the health row under the active periods: green
+// (hl-ok) where a health check states the health, grey (hl-none) where
+// none does, as the Health card says "Unknown" when there is no check at
+// all. An active period without any check is drawn at least one unit
+// wide, as its phase band is; the grey before a period's first check only
+// when it is at least 0.1 unit wide (a second in a day is not).
+func healthRects(spans []healthSpan, sc scale) []svgRect {
+	var out []svgRect
+	for _, s := range spans {
+		x0, x1 := sc.x(s.Start), sc.x(s.End)
+		w := x1 - x0
+		if s.Whole {
+			w = max(w, 1)
+		} else if w < 0.05 {
+			continue
+		}
+		rect := svgRect{X: num(x0), Y: num(healthY), W: num(w), H: num(healthH), Class: "hl-ok",
+			Title: "health checked " + fmtTime(s.Start) + " → " + fmtTime(s.End) + " UTC (" + plural(int64(s.Checks), "check", "checks") + ")"}
+		if !s.Checked {
+			rect.Class = "hl-none"
+			rect.Title = "health not checked " + fmtTime(s.Start) + " → " + fmtTime(s.End) + " UTC (" + fmtDuration(s.End.Sub(s.Start)) + "): no health check yet in this active period"
+		}
+		out = append(out, rect)
+	}
+	return out
 }
 
 // unhealthyShades shades each unhealthy period across the rows (at least
