@@ -62,6 +62,17 @@
 // as Explain says, and a compact refusal must quote the message of the
 // first template that applies.
 //
+// TestPlanTestFiles (plantests_e2e_test.go), without an operator, runs
+// the test files of examples/tests (protectctl test's and
+// policytest.TestFiles' suite) on the real admission chain of each
+// target: each case's plans rendered at its instant and applied (cases
+// that share their policies share one deployment), the object it acts on
+// put in place by an exempt kube-system service account, and the request
+// sent as its requester (impersonated) as a server dry run: blocked must
+// be a refusal quoting the deciding plan's message, the other decisions
+// admissions, and on vap audited and exempt requests must answer the
+// plan's warning and admitted ones none.
+//
 // Files: main_e2e_test.go starts the harness and the operators and counts
 // their writes; targets_ names the targets and runs them; objects_ and
 // doors_ define the fixtures and the doors; answers_ reads refusals,
