@@ -112,7 +112,16 @@ func planTestPhase(t *testing.T, target render.Target, suites []policytest.Suite
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].key < cases[j].key })
 	ts := specOf(target)
 	var current []*unstructured.Unstructured
-	t.Cleanup(func() { syncPolicies(t, ts, current, nil) })
+	t.Cleanup(func() {
+		syncPolicies(t, ts, current, nil)
+		// The next test starts from no managed policy, and Kyverno from
+		// no webhook rule of ours.
+		eventually(t, time.Minute, "the policies gone", func() (string, bool) {
+			left, err := anyManagedObject(context.Background())
+			return fmt.Sprint(left, err), err == nil && left == ""
+		})
+		time.Sleep(3 * time.Second)
+	})
 	fixtures := impersonated(t, "system:serviceaccount:kube-system:e2e-fixtures", nil)
 	var sets, agreed int
 	for i, lc := range cases {
