@@ -116,10 +116,17 @@ func planTestPhase(t *testing.T, target render.Target, suites []policytest.Suite
 		syncPolicies(t, ts, current, nil)
 		// The next test starts from no managed policy, and Kyverno from
 		// no webhook rule of ours.
-		eventually(t, time.Minute, "the policies gone", func() (string, bool) {
+		// (t.Context is canceled by now: eventually would stop at once.)
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(250 * time.Millisecond) {
 			left, err := anyManagedObject(context.Background())
-			return fmt.Sprint(left, err), err == nil && left == ""
-		})
+			if err == nil && left == "" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("policies left after a minute: %s %v", left, err)
+				break
+			}
+		}
 		time.Sleep(3 * time.Second)
 	})
 	fixtures := impersonated(t, "system:serviceaccount:kube-system:e2e-fixtures", nil)
