@@ -39,6 +39,16 @@ const (
 	ActionHealth Action = "health"
 )
 
+// Break-glass actions: a time-limited exemption of named users on one
+// plan, requested by one person and granted by another.
+const (
+	// ActionBreakGlassRequest asks for a grant (and withdraws one's own).
+	ActionBreakGlassRequest Action = "breakglass.request"
+	// ActionBreakGlassGrant grants a request of someone else, and revokes
+	// any grant.
+	ActionBreakGlassGrant Action = "breakglass.grant"
+)
+
 // Category actions: the three protectionplancategory actions, which govern
 // environments and tags. Reading categories needs only ActionList.
 const (
@@ -56,6 +66,7 @@ var allActions = [...]Action{
 	ActionCancel, ActionReactivate, ActionDuplicate, ActionApprove,
 	ActionViolations, ActionReports, ActionHealth,
 	ActionCategoriesCreate, ActionCategoriesUpdate, ActionCategoriesDelete,
+	ActionBreakGlassRequest, ActionBreakGlassGrant,
 }
 
 // Actions returns every action, in a stable order (a fresh slice).

@@ -27,55 +27,61 @@ func planWith(scope plan.ScopeType, mode plan.Mode) *plan.ProtectionPlan {
 // - = refused.
 var wantMatrix = map[string]map[Action]string{
 	RoleViewer: {
-		ActionList:             "YYYY",
-		ActionGet:              "YYYY",
-		ActionCreate:           "----",
-		ActionUpdate:           "----",
-		ActionDelete:           "----",
-		ActionCancel:           "----",
-		ActionReactivate:       "----",
-		ActionDuplicate:        "----",
-		ActionApprove:          "----",
-		ActionViolations:       "YYYY",
-		ActionReports:          "YYYY",
-		ActionHealth:           "YYYY",
-		ActionCategoriesCreate: "----",
-		ActionCategoriesUpdate: "----",
-		ActionCategoriesDelete: "----",
+		ActionList:              "YYYY",
+		ActionGet:               "YYYY",
+		ActionCreate:            "----",
+		ActionUpdate:            "----",
+		ActionDelete:            "----",
+		ActionCancel:            "----",
+		ActionReactivate:        "----",
+		ActionDuplicate:         "----",
+		ActionApprove:           "----",
+		ActionViolations:        "YYYY",
+		ActionReports:           "YYYY",
+		ActionHealth:            "YYYY",
+		ActionCategoriesCreate:  "----",
+		ActionCategoriesUpdate:  "----",
+		ActionCategoriesDelete:  "----",
+		ActionBreakGlassRequest: "----",
+		ActionBreakGlassGrant:   "----",
 	},
 	RoleContributor: {
-		ActionList:             "YYYY",
-		ActionGet:              "YYYY",
-		ActionCreate:           "YYY-",
-		ActionUpdate:           "YYY-",
-		ActionDelete:           "YYYY",
-		ActionCancel:           "YYYY",
-		ActionReactivate:       "YYY-",
-		ActionDuplicate:        "YYY-",
-		ActionApprove:          "----",
-		ActionViolations:       "YYYY",
-		ActionReports:          "YYYY",
-		ActionHealth:           "YYYY",
-		ActionCategoriesCreate: "----",
-		ActionCategoriesUpdate: "----",
-		ActionCategoriesDelete: "----",
+		ActionList:              "YYYY",
+		ActionGet:               "YYYY",
+		ActionCreate:            "YYY-",
+		ActionUpdate:            "YYY-",
+		ActionDelete:            "YYYY",
+		ActionCancel:            "YYYY",
+		ActionReactivate:        "YYY-",
+		ActionDuplicate:         "YYY-",
+		ActionApprove:           "----",
+		ActionViolations:        "YYYY",
+		ActionReports:           "YYYY",
+		ActionHealth:            "YYYY",
+		ActionCategoriesCreate:  "----",
+		ActionCategoriesUpdate:  "----",
+		ActionCategoriesDelete:  "----",
+		ActionBreakGlassRequest: "YYYY",
+		ActionBreakGlassGrant:   "----",
 	},
 	RoleOwner: {
-		ActionList:             "YYYY",
-		ActionGet:              "YYYY",
-		ActionCreate:           "YYYY",
-		ActionUpdate:           "YYYY",
-		ActionDelete:           "YYYY",
-		ActionCancel:           "YYYY",
-		ActionReactivate:       "YYYY",
-		ActionDuplicate:        "YYYY",
-		ActionApprove:          "YYYY",
-		ActionViolations:       "YYYY",
-		ActionReports:          "YYYY",
-		ActionHealth:           "YYYY",
-		ActionCategoriesCreate: "YYYY",
-		ActionCategoriesUpdate: "YYYY",
-		ActionCategoriesDelete: "YYYY",
+		ActionList:              "YYYY",
+		ActionGet:               "YYYY",
+		ActionCreate:            "YYYY",
+		ActionUpdate:            "YYYY",
+		ActionDelete:            "YYYY",
+		ActionCancel:            "YYYY",
+		ActionReactivate:        "YYYY",
+		ActionDuplicate:         "YYYY",
+		ActionApprove:           "YYYY",
+		ActionViolations:        "YYYY",
+		ActionReports:           "YYYY",
+		ActionHealth:            "YYYY",
+		ActionCategoriesCreate:  "YYYY",
+		ActionCategoriesUpdate:  "YYYY",
+		ActionCategoriesDelete:  "YYYY",
+		ActionBreakGlassRequest: "YYYY",
+		ActionBreakGlassGrant:   "YYYY",
 	},
 }
 
@@ -118,7 +124,7 @@ func TestPermissionMatrix(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, 3*15*4, rows)
+	assert.Equal(t, 3*17*4, rows)
 }
 
 func TestPermissionReasons(t *testing.T) {
@@ -241,7 +247,7 @@ func TestPermissionReasons(t *testing.T) {
 		{
 			name:   "an unknown action is refused",
 			caller: owner, action: Action("explode"),
-			want: Decision{Reason: `unknown action "explode" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete)`},
+			want: Decision{Reason: `unknown action "explode" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete, breakglass.request, breakglass.grant)`},
 		},
 	}
 	for _, tt := range tests {
@@ -276,10 +282,10 @@ func TestParsePermission(t *testing.T) {
 		{in: "protection-plans.cancel.deny", want: Permission{Action: ActionCancel, Deny: true}},
 		{in: "protection-plans.categories.delete", want: Permission{Action: ActionCategoriesDelete}},
 		{in: "protection-plans.categories.delete.deny", want: Permission{Action: ActionCategoriesDelete, Deny: true}},
-		{in: "protection-plans.explode", wantErr: `permission "protection-plans.explode": unknown action "explode" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete)`},
-		{in: "protection-plans.Cancel", wantErr: `permission "protection-plans.Cancel": unknown action "Cancel" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete)`},
-		{in: "protection-plans.deny", wantErr: `permission "protection-plans.deny": unknown action "deny" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete)`},
-		{in: "protection-plans.cancel.deny.deny", wantErr: `permission "protection-plans.cancel.deny.deny": unknown action "cancel.deny" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete)`},
+		{in: "protection-plans.explode", wantErr: `permission "protection-plans.explode": unknown action "explode" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete, breakglass.request, breakglass.grant)`},
+		{in: "protection-plans.Cancel", wantErr: `permission "protection-plans.Cancel": unknown action "Cancel" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete, breakglass.request, breakglass.grant)`},
+		{in: "protection-plans.deny", wantErr: `permission "protection-plans.deny": unknown action "deny" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete, breakglass.request, breakglass.grant)`},
+		{in: "protection-plans.cancel.deny.deny", wantErr: `permission "protection-plans.cancel.deny.deny": unknown action "cancel.deny" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete, breakglass.request, breakglass.grant)`},
 		{in: "clusters.cancel", wantErr: `permission "clusters.cancel": does not start with "protection-plans."`},
 		{in: "", wantErr: `permission "": does not start with "protection-plans."`},
 	}
@@ -323,5 +329,5 @@ func TestBuiltinRoles(t *testing.T) {
 	v := Viewer()
 	v.Allow[0] = ActionDelete
 	assert.Equal(t, ActionList, Viewer().Allow[0])
-	assert.Len(t, Actions(), 15)
+	assert.Len(t, Actions(), 17)
 }

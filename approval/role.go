@@ -39,7 +39,7 @@ var (
 	}
 	contributorActions = append(slices.Clone(viewerActions),
 		ActionCreate, ActionUpdate, ActionDelete, ActionCancel,
-		ActionReactivate, ActionDuplicate,
+		ActionReactivate, ActionDuplicate, ActionBreakGlassRequest,
 	)
 )
 
@@ -51,8 +51,9 @@ func Owner() Role {
 }
 
 // Contributor is the built-in role for people who run freezes: read,
-// create, update, delete, cancel, reactivate and duplicate plans. It may
-// not approve or manage categories, and may not enforce a namespace scope.
+// create, update, delete, cancel, reactivate and duplicate plans, and ask
+// for a break-glass grant. It may not approve, grant or manage
+// categories, and may not enforce a namespace scope.
 func Contributor() Role {
 	return Role{Name: RoleContributor, Allow: slices.Clone(contributorActions)}
 }

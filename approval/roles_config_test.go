@@ -43,7 +43,7 @@ func TestParseRoleBindings_Refusals(t *testing.T) {
 		"every bad permission string, with its index": {
 			yaml:     "roles: [{name: Broken, permissions: [protection-plans.list, protection-plans.fly, cluster.admin]}]\nbindings: []",
 			want:     []string{"roles[0].permissions[1] FieldValueInvalid", "roles[0].permissions[2] FieldValueInvalid"},
-			wantText: `roles[0].permissions[1]: Invalid value: "protection-plans.fly": unknown action "fly" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete)`,
+			wantText: `roles[0].permissions[1]: Invalid value: "protection-plans.fly": unknown action "fly" (known: list, get, create, update, delete, cancel, reactivate, duplicate, approve, violations, reports, health, categories.create, categories.update, categories.delete, breakglass.request, breakglass.grant)`,
 		},
 		"a role without a name, one defined twice, one without permissions": {
 			yaml: "roles: [{name: '', permissions: [protection-plans.list]}, {name: A, permissions: [protection-plans.list]}, {name: A, permissions: [protection-plans.get]}, {name: B, permissions: []}]\nbindings: []",

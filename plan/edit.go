@@ -121,14 +121,15 @@ func approvedForRun(p *ProtectionPlan) bool {
 
 // IsMaterialEdit reports whether going from oldSpec to newSpec changes what
 // the plan freezes or when: the scope, exclusions, requesters (who is
-// exempt, and whom the plan is limited to), templates (including
+// exempt, and whom the plan is limited to), break-glass settings (who may
+// grant himself, and for how long), templates (including
 // parameters), mode or window. The order of list entries does not matter.
 // Name, description, environment and tags are not material.
 func IsMaterialEdit(oldSpec, newSpec Spec) bool {
 	return len(materialFields(oldSpec, newSpec)) > 0
 }
 
-var materialSet = map[string]bool{"scope": true, "exclusions": true, "requesters": true, "templates": true, "mode": true, "window": true}
+var materialSet = map[string]bool{"scope": true, "exclusions": true, "requesters": true, "breakGlass": true, "templates": true, "mode": true, "window": true}
 
 func materialFields(oldSpec, newSpec Spec) []string {
 	var out []string
@@ -155,6 +156,7 @@ func ChangedFields(oldSpec, newSpec Spec) []string {
 		{"scope", a.Scope, b.Scope},
 		{"exclusions", a.Exclusions, b.Exclusions},
 		{"requesters", a.Requesters, b.Requesters},
+		{"breakGlass", a.BreakGlass, b.BreakGlass},
 		{"templates", a.Templates, b.Templates},
 		{"window", a.Window, b.Window},
 		{"mode", a.Mode, b.Mode},

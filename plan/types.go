@@ -74,6 +74,12 @@ type Spec struct {
 	// +optional
 	Requesters *Requesters `json:"requesters,omitempty"`
 
+	// BreakGlass configures the plan's break-glass grants: time-limited
+	// exemptions of named users, requested with a reason and granted by
+	// someone else (Status.Grants). Nil takes the defaults.
+	// +optional
+	BreakGlass *BreakGlass `json:"breakGlass,omitempty"`
+
 	// Templates are entries of the fixed catalog, each at most once.
 	// +kubebuilder:validation:MinItems=1
 	// +listType=atomic
@@ -409,6 +415,18 @@ type Status struct {
 	// +optional
 	FinalReport *FinalReportStatus `json:"finalReport,omitempty"`
 
+	// Grants are the plan's break-glass grants, requested, in force or
+	// ended, oldest first, at most MaxGrants (the oldest ended ones are
+	// dropped first).
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	Grants []Grant `json:"grants,omitempty"`
+
+	// GrantSeq numbers grants so that every grant ID of a plan is new.
+	// +optional
+	GrantSeq int64 `json:"grantSeq,omitempty"`
+
 	// Enforcement is how the plan's policies were last put in place: the
 	// render target and layout. Readers (a server's health refresh) take
 	// them from here instead of mirroring the operator's settings.
@@ -508,6 +526,11 @@ const (
 	EventDuplicated       EventType = "Duplicated"
 	EventFailed           EventType = "Failed"
 	EventHealthChanged    EventType = "HealthChanged"
+	// EventGrantRequested, EventGranted and EventGrantRevoked record a
+	// break-glass grant's steps.
+	EventGrantRequested EventType = "GrantRequested"
+	EventGranted        EventType = "Granted"
+	EventGrantRevoked   EventType = "GrantRevoked"
 	// EventRecovered records that a failed plan was put in place again
 	// on retry.
 	EventRecovered EventType = "Recovered"

@@ -96,6 +96,11 @@ func Decide(in Input) Output {
 		t := e.Time
 		d.out.NextEdge = &t
 	}
+	// A grant's expiry is an edge: the pass that follows it renders the
+	// plan without the grant.
+	if end, ok := plan.NextGrantEnd(d.p, in.Now); ok && d.p.Status.Phase == plan.PhaseActive && (d.out.NextEdge == nil || end.Before(*d.out.NextEdge)) {
+		d.out.NextEdge = &end
+	}
 	d.out.Final = d.final()
 	d.out.Record = d.record()
 	return d.out
@@ -194,7 +199,9 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 	if fail != nil {
 		return fail, nil
 	}
-	res, err := render.Render(render.Input{Plan: p, Applications: apps, Now: in.Now, Target: in.Settings.target(), Compact: in.Settings.Compact})
+	// Break-glass grants in force exempt their users, as requesters the
+	// plan excludes do: admitted, and recorded as exempt writes.
+	res, err := render.Render(render.Input{Plan: plan.WithGrants(p, in.Now), Applications: apps, Now: in.Now, Target: in.Settings.target(), Compact: in.Settings.Compact})
 	if err != nil {
 		return &Failure{plan.ReasonInvalidPlan, err.Error()}, nil
 	}

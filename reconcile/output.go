@@ -87,7 +87,8 @@ type Output struct {
 	// Repairs are the writes of this pass that repaired drift of a plan
 	// already in place (not the plan being put in place or withdrawn).
 	Repairs []health.Action
-	// NextEdge is the plan's next window edge, for the embedder's timer.
+	// NextEdge is the plan's next window edge, or the expiry of a
+	// break-glass grant when that comes first: the embedder's timer.
 	NextEdge *time.Time
 	// Retry says why a plan applied with kubectl was left as it is (a
 	// lookup failed); the next pass tries again.
