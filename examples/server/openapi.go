@@ -40,6 +40,7 @@ var (
 	pKind   = param("path", "kind", "environment or tag", true)
 	pName   = param("path", "name", "the category's name", true)
 	pReport = param("path", "report", "the report ID", true)
+	pGrant  = param("path", "grant", "the grant ID, e.g. <plan>-g1", true)
 )
 
 // op is one operation: its parameters, its request body schema ("" for
@@ -103,6 +104,16 @@ func apiOperations() map[string]map[string]op {
 			responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409, 413, 415)}},
 		"/api/v1/plans/{id}/reject": {"post": {id: "rejectPlan", summary: "Reject the open approval request; comment is mandatory", params: []obj{pID}, body: "DecisionRequest",
 			responses: std(map[int]string{200: "ProtectionPlan"}, 400, 404, 409, 413, 415)}},
+		"/api/v1/plans/{id}/grants": {
+			"get": {id: "listGrants", summary: "The plan's break-glass grants, each with its state now", params: []obj{pID},
+				responses: std(map[int]string{200: "GrantList"}, 404)},
+			"post": {id: "requestGrant", summary: "Request a break-glass grant: users exempt for a duration, with a reason", params: []obj{pID, pIfM}, body: "GrantRequest",
+				responses: std(map[int]string{201: "Grant"}, 400, 404, 409, 412, 413, 415)},
+		},
+		"/api/v1/plans/{id}/grants/{grant}/grant": {"post": {id: "approveGrant", summary: "Grant a break-glass request of someone else (a self-grant group may grant its own)", params: []obj{pID, pGrant, pIfM},
+			responses: std(map[int]string{200: "Grant"}, 404, 409, 412)}},
+		"/api/v1/plans/{id}/grants/{grant}/revoke": {"post": {id: "revokeGrant", summary: "Revoke a grant, or withdraw one's own request", params: []obj{pID, pGrant, pIfM},
+			responses: std(map[int]string{200: "Grant"}, 404, 409, 412)}},
 		"/api/v1/plans/{id}/health": {"get": {id: "refreshHealth", summary: "Refresh health: computed now, not stored, nothing repaired", params: []obj{pID},
 			responses: std(map[int]string{200: "Health"}, 404)}},
 		"/api/v1/plans/{id}/violations": {"get": {id: "listViolations", summary: "The violations feed, newest first", params: []obj{pID,
@@ -144,6 +155,8 @@ func tagOf(path string) string {
 		return "meta"
 	case strings.HasSuffix(path, "/approval"), strings.HasSuffix(path, "/approve"), strings.HasSuffix(path, "/reject"):
 		return "approval"
+	case strings.Contains(path, "/grants"):
+		return "break-glass"
 	case strings.Contains(path, "/health"), strings.Contains(path, "/violations"), strings.Contains(path, "/reports"):
 		return "enforcement"
 	case strings.HasPrefix(path, "/api/v1/templates"), strings.HasPrefix(path, "/api/v1/categories"):
@@ -215,6 +228,7 @@ func openAPIDocument() obj {
 			{"name": "plans", "description": "Protection plans and their lifecycle"},
 			{"name": "approval", "description": "Approval requests and decisions"},
 			{"name": "enforcement", "description": "Health, violations and reports of a plan's enforcement"},
+			{"name": "break-glass", "description": "Time-limited exemptions of named users during a freeze, granted by a second person"},
 			{"name": "catalog", "description": "The template catalog, environments and tags"},
 			{"name": "meta", "description": "This document"},
 		},
@@ -290,6 +304,16 @@ func schemas() obj {
 		"Category": object(obj{"kind": obj{"type": "string", "enum": []string{"environment", "tag"}}, "name": obj{"type": "string"},
 			"description": obj{"type": "string"}, "builtIn": obj{"type": "boolean"}}, "name"),
 		"CategoryList": object(obj{"items": arr(ref("Category"))}, "items"),
+		"GrantRequest": object(obj{"users": obj{"type": "array", "items": obj{"type": "string"}, "description": "user names to exempt; the caller when left out"},
+			"reason":   str("why: the incident, the change it needs (at most 512 characters)"),
+			"duration": str("e.g. 30m; 1h by default, at most the plan's spec.breakGlass.maxDuration (4h by default)")}, "reason"),
+		"Grant": object(obj{"id": obj{"type": "string"}, "users": strs, "reason": obj{"type": "string"}, "duration": obj{"type": "string"},
+			"requestedBy": obj{"type": "string"}, "requestedAt": obj{"type": "string", "format": "date-time"},
+			"grantedBy": obj{"type": "string"}, "grantedAt": obj{"type": "string", "format": "date-time"},
+			"expiresAt":   obj{"type": "string", "format": "date-time", "description": "the grant ends at this instant (exclusive), or at the end of the window interval it was granted in"},
+			"selfGranted": obj{"type": "boolean"}, "revokedBy": obj{"type": "string"}, "revokedAt": obj{"type": "string", "format": "date-time"},
+			"state": obj{"type": "string", "enum": []string{"requested", "in_force", "expired", "revoked"}}}, "id", "users", "reason", "state"),
+		"GrantList": object(obj{"items": arr(ref("Grant"))}, "items"),
 	}
 }
 

@@ -76,6 +76,11 @@ func (s *Server) routeTable() []route {
 		api("GET", onePlan+"/approval", approval.ActionGet, "The open approval request and who may decide it", s.getApproval, c200, c401, c403, c404),
 		api("POST", onePlan+"/approve", approval.ActionApprove, "Approve the open approval request", s.approvePlan, c200, c400, c401, c403, c404, c409, c413, c415),
 		api("POST", onePlan+"/reject", approval.ActionApprove, "Reject the open approval request (comment mandatory)", s.rejectPlan, c200, c400, c401, c403, c404, c409, c413, c415),
+		// Break-glass grants.
+		api("GET", onePlan+"/grants", approval.ActionGet, "The plan's break-glass grants, each with its state now", s.listGrants, c200, c401, c403, c404),
+		api("POST", onePlan+"/grants", approval.ActionBreakGlassRequest, "Request a break-glass grant (reason mandatory)", s.requestGrant, c201, c400, c401, c403, c404, c409, c412, c413, c415),
+		api("POST", onePlan+"/grants/{grant}/grant", approval.ActionBreakGlassGrant, "Grant a break-glass request of someone else", s.approveGrant, c200, c401, c403, c404, c409, c412),
+		api("POST", onePlan+"/grants/{grant}/revoke", approval.ActionGet, "Revoke a grant, or withdraw one's own request", s.revokeGrant, c200, c401, c403, c404, c409, c412),
 		// Health, violations, reports.
 		api("GET", onePlan+"/health", approval.ActionHealth, "Refresh health: computed now, not stored, nothing repaired", s.planHealth, c200, c401, c403, c404),
 		api("GET", onePlan+"/violations", approval.ActionViolations, "The plan's violations feed, newest first", s.planViolations, c200, c400, c401, c403, c404),

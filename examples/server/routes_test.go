@@ -229,6 +229,37 @@ func phaseIs(id string, want plan.Phase) func(*testing.T, *env, *httptest.Respon
 	}
 }
 
+// requestGrant: by asks for a grant on the Black Friday lockdown
+// (black-friday-g1).
+func requestGrant(by string) func(*env) {
+	return func(e *env) {
+		w := e.do(request{method: "POST", path: "/api/v1/plans/black-friday/grants", user: by, body: `{"reason": "INC-4711: checkout is down"}`})
+		if w.Code != http.StatusCreated {
+			e.t.Fatalf("requesting a grant: %d %s", w.Code, w.Body)
+		}
+	}
+}
+
+// grantedTo: by's request, granted by granter.
+func grantedTo(by, granter string) func(*env) {
+	return func(e *env) {
+		requestGrant(by)(e)
+		if w := e.do(request{method: "POST", path: "/api/v1/plans/black-friday/grants/black-friday-g1/grant", user: granter}); w.Code != http.StatusOK {
+			e.t.Fatalf("granting: %d %s", w.Code, w.Body)
+		}
+	}
+}
+
+// revokedGrant: by's request, withdrawn.
+func revokedGrant(by string) func(*env) {
+	return func(e *env) {
+		requestGrant(by)(e)
+		if w := e.do(request{method: "POST", path: "/api/v1/plans/black-friday/grants/black-friday-g1/revoke", user: by}); w.Code != http.StatusOK {
+			e.t.Fatalf("revoking: %d %s", w.Code, w.Body)
+		}
+	}
+}
+
 func codeCases() []codeCase {
 	const (
 		plans    = "GET /api/v1/plans"
@@ -260,6 +291,10 @@ func codeCases() []codeCase {
 		fReject  = "POST /plans/{id}/reject"
 		fCancel  = "POST /plans/{id}/cancel"
 		fReport  = "POST /plans/{id}/reports"
+		grants   = "GET /api/v1/plans/{id}/grants"
+		grantReq = "POST /api/v1/plans/{id}/grants"
+		grantOK  = "POST /api/v1/plans/{id}/grants/{grant}/grant"
+		grantEnd = "POST /api/v1/plans/{id}/grants/{grant}/revoke"
 		healthz  = "GET /healthz"
 		static   = "GET /static/"
 	)
@@ -400,6 +435,47 @@ func codeCases() []codeCase {
 				return request{method: "DELETE", path: "/api/v1/plans/october-audit", user: "alice", header: map[string]string{"If-Match": `"1"`}}
 			}},
 		{name: "a delete that lost the race", route: del, opts: []envOption{conflictOn("delete")}, req: send("DELETE", "/api/v1/plans/october-audit", "alice", ""), want: 409},
+
+		// Break-glass grants, on the active Black Friday lockdown.
+		{name: "the grants of a plan, with their state", route: grants, setup: requestGrant("carol"), req: get("/api/v1/plans/black-friday/grants", "victor"), want: 200,
+			check: bodyHas(`"id": "black-friday-g1"`, `"state": "requested"`, `"requestedBy": "carol"`)},
+		{name: "a Contributor asks for a grant with a reason", route: grantReq, want: 201,
+			req:   send("POST", "/api/v1/plans/black-friday/grants", "carol", `{"reason": "INC-4711: checkout is down", "duration": "30m"}`),
+			check: bodyHas(`"state": "requested"`, `"users": [`, `"carol"`, `"duration": "30m0s"`)},
+		{name: "a grant request without a reason", route: grantReq, want: 400,
+			req: send("POST", "/api/v1/plans/black-friday/grants", "carol", `{"users": ["dave"]}`), check: bodyHas(`"field": "reason"`)},
+		{name: "a grant request longer than the plan allows", route: grantReq, want: 400,
+			req: send("POST", "/api/v1/plans/black-friday/grants", "carol", `{"reason": "INC-1", "duration": "5h"}`), check: bodyHas(`"field": "duration"`)},
+		{name: "a grant on a plan that is not active", route: grantReq, want: 409,
+			req: send("POST", "/api/v1/plans/payments-secrets/grants", "carol", `{"reason": "INC-1"}`), check: bodyHas("freezes nothing now")},
+		{name: "a grant request based on an old read (If-Match) is 412", route: grantReq, want: 412,
+			req: func(*env) request {
+				return request{method: "POST", path: "/api/v1/plans/black-friday/grants", user: "carol", body: `{"reason": "INC-1"}`, header: map[string]string{"If-Match": `"1"`}}
+			}},
+		{name: "a grant request over 1 MiB", route: grantReq, req: send("POST", "/api/v1/plans/black-friday/grants", "carol", huge), want: 413},
+		{name: "another Owner grants carol's request", route: grantOK, setup: requestGrant("carol"), want: 200,
+			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/grant", "alice", ""), check: bodyHas(`"state": "in_force"`, `"grantedBy": "alice"`)},
+		{name: "the requester may not grant his own", route: grantOK, setup: requestGrant("alice"), want: 403,
+			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/grant", "alice", ""), check: bodyHas("second person")},
+		{name: "an unknown grant", route: grantOK, want: 404, req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g9/grant", "alice", "")},
+		{name: "a grant granted twice", route: grantOK, setup: grantedTo("carol", "alice"), want: 409,
+			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/grant", "bob", ""), check: bodyHas("in force: it cannot be granted")},
+		{name: "a grant based on an old read (If-Match) is 412", route: grantOK, setup: requestGrant("carol"), want: 412,
+			req: func(*env) request {
+				return request{method: "POST", path: "/api/v1/plans/black-friday/grants/black-friday-g1/grant", user: "alice", header: map[string]string{"If-Match": `"1"`}}
+			}},
+		{name: "the requester withdraws his request", route: grantEnd, setup: requestGrant("carol"), want: 200,
+			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/revoke", "carol", ""), check: bodyHas(`"state": "revoked"`, `"revokedBy": "carol"`)},
+		{name: "an Owner revokes a grant in force", route: grantEnd, setup: grantedTo("carol", "alice"), want: 200,
+			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/revoke", "bob", ""), check: bodyHas(`"state": "revoked"`)},
+		{name: "a Viewer may not revoke another's grant", route: grantEnd, setup: grantedTo("carol", "alice"), want: 403,
+			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/revoke", "victor", "")},
+		{name: "a grant revoked twice", route: grantEnd, setup: revokedGrant("carol"), want: 409,
+			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/revoke", "alice", ""), check: bodyHas("it cannot be revoked")},
+		{name: "a revoke based on an old read (If-Match) is 412", route: grantEnd, setup: requestGrant("carol"), want: 412,
+			req: func(*env) request {
+				return request{method: "POST", path: "/api/v1/plans/black-friday/grants/black-friday-g1/revoke", user: "carol", header: map[string]string{"If-Match": `"1"`}}
+			}},
 
 		// Lifecycle actions.
 		{name: "an active plan canceled", route: cancel, req: send("POST", "/api/v1/plans/black-friday/cancel", "carol", ""), want: 200, check: phaseIs("black-friday", plan.PhaseCanceled)},
