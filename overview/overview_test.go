@@ -381,3 +381,25 @@ func TestFeedOf(t *testing.T) {
 		})
 	}
 }
+
+func TestBreakGlassOf(t *testing.T) {
+	at := time.Date(2026, 12, 24, 20, 0, 0, 0, time.UTC)
+	ts := func(d time.Duration) *metav1.Time { x := metav1.NewTime(at.Add(d)); return &x }
+	p := &plan.ProtectionPlan{}
+	p.Status.Grants = []plan.Grant{
+		{ID: "p-g1", Users: []string{"carol"}, Reason: "INC-1", RequestedBy: "carol", GrantedBy: "alice", GrantedAt: ts(-time.Hour), ExpiresAt: ts(-time.Minute)},
+		{ID: "p-g2", Users: []string{"carol", "dave"}, Reason: "INC-2", RequestedBy: "carol", GrantedBy: "alice", GrantedAt: ts(-time.Minute), ExpiresAt: ts(time.Hour)},
+		{ID: "p-g3", Users: []string{"erin"}, Reason: "INC-3", RequestedBy: "erin", Duration: metav1.Duration{Duration: 30 * time.Minute}},
+		{ID: "p-g4", Users: []string{"frank"}, Reason: "INC-4", RequestedBy: "frank", RevokedBy: "frank", RevokedAt: ts(-time.Second)},
+	}
+	b := overview.BreakGlassOf(p, at)
+	if len(b.InForce) != 1 || b.InForce[0].ID != "p-g2" || b.InForce[0].Users != "carol, dave" || !b.InForce[0].Until.Equal(at.Add(time.Hour)) {
+		t.Errorf("in force %+v: want only p-g2 (p-g1 expired)", b.InForce)
+	}
+	if len(b.Waiting) != 1 || b.Waiting[0].ID != "p-g3" || b.Waiting[0].Duration != 30*time.Minute {
+		t.Errorf("waiting %+v: want only p-g3 (p-g4 withdrawn)", b.Waiting)
+	}
+	if !b.Any() || (overview.BreakGlass{}).Any() {
+		t.Error("Any")
+	}
+}

@@ -201,6 +201,8 @@ type planPage struct {
 	Timeline   []plan.TimelineEvent
 	Approval   overview.Approval
 	Offers     overview.Offers
+	// BreakGlass is the grants in force (a banner) and waiting.
+	BreakGlass overview.BreakGlass
 	// Health is the refreshed health (?health=refresh), else nil.
 	Health        *overview.HealthCheck
 	Violations    *overview.Feed
@@ -221,7 +223,7 @@ func (s *Server) pagePlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := planPage{base: s.baseFor(r, p.Spec.Name), Now: now, Row: overview.RowOf(p), Plan: p,
-		Templates: overview.Templates(p), Exclusions: overview.Exclusions(p), Timeline: overview.Timeline(p),
+		Templates: overview.Templates(p), Exclusions: overview.Exclusions(p), Timeline: overview.Timeline(p), BreakGlass: overview.BreakGlassOf(p, now),
 		Approval: overview.ApprovalOf(p, caller, s.Roles.Candidates()), Offers: overview.OffersFor(caller, p, s.files != nil, now)}
 	if data.Offers.Health && r.URL.Query().Get("health") == "refresh" {
 		if hv, err := s.checkHealth(ctx, p); err == nil {

@@ -662,6 +662,15 @@ func codeCases() []codeCase {
 				}
 			}},
 		{name: "the plans page with a bad filter", route: home, req: get("/?phase=frozen", "victor"), want: 400, check: bodyHas("unknown phase")},
+		{name: "a grant in force shows as a banner on the plan's page", route: page, setup: grantedTo("carol", "alice"), req: get("/plans/black-friday", "victor"), want: 200,
+			check: bodyHas("Break-glass in force:", "carol exempt from this plan until", "granted by alice", "INC-4711: checkout is down")},
+		{name: "a request waiting for a second person shows, its reason escaped", route: page, want: 200,
+			setup: func(e *env) {
+				if w := e.do(request{method: "POST", path: "/api/v1/plans/black-friday/grants", user: "carol", body: `{"reason": "<script>alert(1)</script> INC-9"}`}); w.Code != http.StatusCreated {
+					e.t.Fatalf("%d %s", w.Code, w.Body)
+				}
+			},
+			req: get("/plans/black-friday", "victor"), check: bodyHas("Waiting for a second person:", "&lt;script&gt;alert(1)&lt;/script&gt; INC-9")},
 		{name: "a pending plan shows the buttons to an approver", route: page, req: get("/plans/production-release", "alice"), want: 200,
 			check: bodyHas(`action="/plans/production-release/approve"`, `action="/plans/production-release/reject"`, `name="token"`)},
 		{name: "no buttons for the creator", route: page, req: get("/plans/production-release", "carol"), want: 200,
