@@ -468,6 +468,14 @@ type EnforcementStatus struct {
 	// for all of the plan's templates.
 	// +optional
 	Compact bool `json:"compact,omitempty"`
+
+	// GrantedUsers are the users of the break-glass grants in force that
+	// the policies were last put in place with: when the grants in force
+	// change (granted, revoked, expired), the policies are put in place
+	// again, which is not drift.
+	// +optional
+	// +listType=atomic
+	GrantedUsers []string `json:"grantedUsers,omitempty"`
 }
 
 // ApprovalRequest is an open request for a decision.
@@ -531,6 +539,10 @@ const (
 	EventGrantRequested EventType = "GrantRequested"
 	EventGranted        EventType = "Granted"
 	EventGrantRevoked   EventType = "GrantRevoked"
+	// EventGrantExpired records that a grant's users are no longer
+	// exempt, recorded by the pass that put the policies in place without
+	// them.
+	EventGrantExpired EventType = "GrantExpired"
 	// EventRecovered records that a failed plan was put in place again
 	// on retry.
 	EventRecovered EventType = "Recovered"

@@ -206,7 +206,9 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 		return &Failure{plan.ReasonInvalidPlan, err.Error()}, nil
 	}
 	d.render = res
-	d.p.Status.Enforcement = &plan.EnforcementStatus{Target: string(in.Settings.target()), Compact: in.Settings.Compact}
+	d.p.Status.Enforcement = &plan.EnforcementStatus{Target: string(in.Settings.target()), Compact: in.Settings.Compact,
+		GrantedUsers: plan.GrantedUsers(p, in.Now)}
+	d.grantsEnded()
 	return nil, check(res)
 }
 
@@ -249,7 +251,41 @@ func resolveScope(p *plan.ProtectionPlan, c *Cluster) ([]plan.Application, *Fail
 // the plan being put in place or withdrawn: it was just created, it
 // changed phase, or its spec changed.
 func (d *pass) deploying() bool {
-	return d.created || d.before != d.p.Status.Phase || d.stored.Status.ObservedGeneration != d.stored.Generation
+	return d.created || d.before != d.p.Status.Phase || d.stored.Status.ObservedGeneration != d.stored.Generation || d.grantsChanged()
+}
+
+// grantsChanged reports whether the users of the grants in force are not
+// those the policies were last put in place with: a grant was granted,
+// revoked or expired since.
+func (d *pass) grantsChanged() bool {
+	var before []string
+	if e := d.stored.Status.Enforcement; e != nil {
+		before = e.GrantedUsers
+	}
+	return d.p.Status.Phase == plan.PhaseActive && !slices.Equal(before, plan.GrantedUsers(d.p, d.in.Now))
+}
+
+// grantsEnded records on the timeline each grant that expired since the
+// policies were last put in place with its users (a revoke is recorded by
+// whoever revoked it).
+func (d *pass) grantsEnded() {
+	e := d.stored.Status.Enforcement
+	if e == nil || len(e.GrantedUsers) == 0 {
+		return
+	}
+	for _, g := range d.p.Status.Grants {
+		if g.State(d.in.Now) != plan.GrantExpired || !slices.ContainsFunc(g.Users, func(u string) bool { return slices.Contains(e.GrantedUsers, u) }) {
+			continue
+		}
+		if _, still := plan.GrantedBy(d.p, g.Users[0], d.in.Now); still {
+			continue
+		}
+		ev := plan.TimelineEvent{Time: metav1.NewTime(d.in.Now), Type: plan.EventGrantExpired, Phase: d.p.Status.Phase,
+			Message: plan.Shorten(fmt.Sprintf("break-glass grant %s expired at %s UTC: %s no longer exempt", g.ID,
+				g.ExpiresAt.UTC().Format("2006-01-02 15:04:05"), strings.Join(g.Users, ", ")), 1000)}
+		plan.AppendEvent(d.p, ev)
+		d.events = append(d.events, ev)
+	}
 }
 
 // recordHealth records the check on the plan (health.Record). When the

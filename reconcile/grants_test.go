@@ -296,9 +296,24 @@ func TestDecide_GrantInForce(t *testing.T) {
 	if !mentions(w.live("xmas"), "carl") {
 		t.Fatal("no policy exempts carl while his grant is in force")
 	}
-	w.passPlan("xmas", expiry)
+	if len(out.Repairs) > 0 {
+		t.Errorf("putting the grant in place counted as repairs: %+v", out.Repairs)
+	}
+	out = w.passPlan("xmas", expiry)
 	if mentions(w.live("xmas"), "carl") {
 		t.Error("a policy still exempts carl after his grant expired")
+	}
+	if len(out.Repairs) > 0 {
+		t.Errorf("taking the grant out counted as repairs: %+v", out.Repairs)
+	}
+	tl := w.plans["xmas"].Status.Timeline
+	if last := tl[len(tl)-1]; last.Type != plan.EventGrantExpired || !last.Time.Time.Equal(expiry) {
+		t.Errorf("the timeline ends with %+v, want the grant's expiry", last)
+	}
+	for _, ev := range tl {
+		if ev.Type == plan.EventHealthChanged && strings.Contains(ev.Message, "outdated") {
+			t.Errorf("a grant recorded as drift: %s", ev.Message)
+		}
 	}
 }
 

@@ -214,4 +214,58 @@ func TestGuardE2E(t *testing.T) {
 	k.admitted("a status write", "", "patch", "protectionplan/alice-plan", "--subresource=status", "--type=merge",
 		"-p", `{"status":{"phase":"scheduled"}}`)
 	t.Logf("all cases in %s", time.Since(step).Round(time.Millisecond))
+
+	grantsGuard(t, env, k)
+}
+
+// grantsGuard installs config/admission/grants.yaml on the same control
+// plane: only the server's service account may add or change
+// status.grants; the operator (and a cluster administrator) may write the
+// rest of the status.
+func grantsGuard(t *testing.T, env *harness.Env, k kubectl) {
+	k.admitted("the grants guard", "", "apply", "-f", GrantsManifestPath())
+	const grant = `{"status":{"grantSeq":1,"grants":[{"id":"alice-plan-g1","users":["alice"],"reason":"INC-1","duration":"1h0m0s","requestedBy":"alice","requestedAt":"2026-12-24T20:00:00Z"}]}}`
+	waitCtx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	for {
+		_, stderr, err := env.KubectlInput(waitCtx, "", "patch", "protectionplan/alice-plan", "--subresource=status", "--type=merge", "--dry-run=server", "-p", grant)
+		if err != nil && strings.Contains(stderr, "protectionplans-grants") {
+			break
+		}
+		if waitCtx.Err() != nil {
+			t.Fatalf("the grants guard did not take effect within 90 s; last answer: err=%v %s", err, stderr)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	const (
+		operatorSA = "--as=system:serviceaccount:telark-system:protectionplans-operator"
+		serverSA   = "--as=" + DefaultTrustedWriter
+		masters    = "--as-group=system:masters"
+	)
+	patch := func(body string) []string {
+		return []string{"patch", "protectionplan/alice-plan", "--subresource=status", "--type=merge", "-p", body}
+	}
+	k.refusedBy("protectionplans-grants", "a cluster administrator adds a grant",
+		"only the protection plans API server may add, change or remove break-glass grants", "", patch(grant)...)
+	k.refusedBy("protectionplans-grants", "the operator's service account adds a grant",
+		"only the protection plans API server may add, change or remove break-glass grants", "", append([]string{operatorSA, masters}, patch(grant)...)...)
+	k.admitted("the server's service account adds a grant", "", append([]string{serverSA, masters}, patch(grant)...)...)
+	k.admitted("the operator writes the rest of the status", "", append([]string{operatorSA, masters}, patch(`{"status":{"phase":"active"}}`)...)...)
+	k.refusedBy("protectionplans-grants", "the operator's service account grants the request to itself",
+		"keep status.grants and status.grantSeq as they are", "",
+		append([]string{operatorSA, masters}, patch(`{"status":{"grants":[{"id":"alice-plan-g1","users":["alice"],"reason":"INC-1","duration":"1h0m0s","requestedBy":"alice","requestedAt":"2026-12-24T20:00:00Z","grantedBy":"protectionplans-operator","grantedAt":"2026-12-24T20:01:00Z","expiresAt":"2026-12-25T20:01:00Z"}]}}`)...)...)
+}
+
+// refusedBy runs kubectl and fails the test unless the named policy
+// refused it with a message containing want.
+func (k kubectl) refusedBy(policy, what, want, stdin string, args ...string) {
+	k.t.Helper()
+	_, stderr, err := k.run(stdin, args...)
+	if err == nil {
+		k.t.Fatalf("%s: admitted, want refused: kubectl %s", what, strings.Join(args, " "))
+	}
+	if !strings.Contains(stderr, "ValidatingAdmissionPolicy '"+policy+"'") || !strings.Contains(stderr, want) {
+		k.t.Fatalf("%s: refused, but not by %s with %q:\n%s", what, policy, want, stderr)
+	}
+	k.t.Logf("%s: refused: %s", what, strings.TrimSpace(stderr))
 }

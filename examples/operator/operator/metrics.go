@@ -30,6 +30,10 @@ var (
 		Help:    "How long one reconcile pass over every plan took.",
 		Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
 	})
+	metricGrants = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "protectionplans_breakglass_grants_in_force",
+		Help: "Break-glass grants in force (plan.GrantsInForce) over every plan, at the last reconcile pass.",
+	})
 	metricErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "protectionplans_errors_total",
 		Help: "Errors of the reconcile passes, by step (list, apply, status, checkpoint, report).",
@@ -42,7 +46,7 @@ var registerOnce sync.Once
 // once per process (tests start several operators in one process).
 func registerMetrics() {
 	registerOnce.Do(func() {
-		for _, c := range []prometheus.Collector{metricPlans, metricRepairs, metricViolations, metricTick, metricErrors} {
+		for _, c := range []prometheus.Collector{metricPlans, metricRepairs, metricViolations, metricTick, metricErrors, metricGrants} {
 			var already prometheus.AlreadyRegisteredError
 			if err := ctrlmetrics.Registry.Register(c); err != nil && !errors.As(err, &already) {
 				panic(err)

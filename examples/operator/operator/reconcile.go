@@ -95,15 +95,18 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 	}
 
 	counts := map[plan.Phase]int{}
+	grants := 0
 	var next *time.Time
 	for _, stored := range plans {
 		out := r.reconcilePlan(ctx, stored, pass.Cluster, byPlan[stored.Name], now)
 		counts[out.Plan.Status.Phase]++
+		grants += len(plan.GrantsInForce(out.Plan, now))
 		if e := out.NextEdge; e != nil && (next == nil || e.Before(*next)) {
 			next = e
 		}
 	}
 	setPlanGauge(counts)
+	metricGrants.Set(float64(grants))
 	return next
 }
 
