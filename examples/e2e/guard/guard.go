@@ -2,7 +2,9 @@
 // ValidatingAdmissionPolicy that keeps the annotation telark.io/created-by
 // honest: on CREATE it must name the requester (except for the trusted
 // writers, the API server example's service account), and on UPDATE it never
-// changes.
+// changes; and config/admission/grants.yaml, which lets only the API
+// server example's service account add or change break-glass grants
+// (status.grants).
 //
 // The unit test (no tag) decodes the manifest strictly into k8s.io/api types
 // and type-checks every CEL expression with cel-go, then evaluates the policy
