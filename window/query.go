@@ -27,7 +27,8 @@ func (w *Window) Active(t time.Time) bool {
 // validity end. For a recurring window it also returns false when the edge
 // lies further than the look-ahead from t (or from startAt, when t is
 // before it): nothing starts within it, or the current interval lasts past
-// it. Ended tells these cases apart.
+// it. Ended tells these cases apart. It allocates nothing, and searches a
+// day's occurrences rather than scanning them.
 func (w *Window) NextEdge(t time.Time) (time.Time, bool) {
 	if w.rec == nil {
 		switch {

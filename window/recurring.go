@@ -1,6 +1,10 @@
 package window
 
-import "encoding/binary"
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+)
 
 // dayPlan is the merged union of the occurrences that start on one local
 // day, in nanoseconds after that day's local midnight, for a day without a
@@ -8,6 +12,16 @@ import "encoding/binary"
 type dayPlan struct {
 	spans  []span
 	maxEnd int64
+	// starts are the day's distinct starts, ascending, each with the
+	// longest duration starting then: what a day with a zone transition
+	// maps to instants (source.addRuns).
+	starts []dayStart
+}
+
+// dayStart is a start, in seconds after local midnight, and the longest
+// duration starting then, in nanoseconds.
+type dayStart struct {
+	sec, dur int64
 }
 
 // covers reports whether rel (nanoseconds after the day's midnight) lies in
@@ -54,8 +68,9 @@ func compileRecurring(z zone, scheds []schedule) *recurring {
 // dayClassSpans groups schedules that fire on the same days and merges
 // their daily occurrences.
 type dayClassSpans struct {
-	sched *schedule // any member: they all fire on the same days
-	spans []span
+	sched  *schedule // any member: they all fire on the same days
+	spans  []span
+	starts []dayStart
 }
 
 func (r *recurring) classes() []dayClassSpans {
@@ -71,6 +86,9 @@ func (r *recurring) classes() []dayClassSpans {
 			out = append(out, dayClassSpans{sched: s})
 		}
 		out[ci].spans = mergeSpans(append(out[ci].spans, s.daySpans()...))
+		for _, m := range s.starts {
+			out[ci].starts = append(out[ci].starts, dayStart{int64(m) * 60, s.dur})
+		}
 	}
 	return out
 }
@@ -165,17 +183,26 @@ func dedupe(count, n int, fill func(v int, out []uint64)) ([][]uint64, []int) {
 
 func newDayPlan(classes []dayClassSpans, mask []uint64) dayPlan {
 	var spans []span
+	var starts []dayStart
 	for ci := range classes {
 		if mask[ci/64]&(1<<(ci%64)) != 0 {
 			spans = append(spans, classes[ci].spans...)
+			starts = append(starts, classes[ci].starts...)
 		}
 	}
 	spans = mergeSpans(spans)
-	p := dayPlan{spans: spans}
+	p := dayPlan{spans: spans, starts: longestStarts(starts)}
 	for _, s := range spans {
 		p.maxEnd = max(p.maxEnd, s.end)
 	}
 	return p
+}
+
+// longestStarts sorts starts and keeps one per second, the longest: two
+// occurrences with one start cover what the longer one does.
+func longestStarts(starts []dayStart) []dayStart {
+	slices.SortFunc(starts, func(a, b dayStart) int { return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(b.dur, a.dur)) })
+	return slices.CompactFunc(starts, func(a, b dayStart) bool { return a.sec == b.sec })
 }
 
 // plan returns the plan of wall day d.

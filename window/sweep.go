@@ -1,21 +1,44 @@
 package window
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // source yields a recurring window's occurrences in order of start, as
 // spans in nanoseconds relative to the instant base. A day without a zone
-// transition yields its precomputed plan, shifted; a block of consecutive
-// days with transitions is enumerated start by start and sorted together,
-// because a repeated hour at midnight interleaves two days' starts.
+// transition yields its precomputed plan, shifted, from the first span
+// that reaches lo (found by binary search: the plan's spans are disjoint,
+// so their ends ascend too). A block of consecutive days with transitions
+// yields the starts of each day read with each offset (runs, in order of
+// start each), merged: a repeated hour at midnight interleaves two days'
+// starts. The runs live in the source itself, so that a query allocates
+// nothing; a block needing more runs than it holds, which real zone data
+// does not, is enumerated into scratch and sorted instead.
 type source struct {
 	r            *recurring
 	c            cursor
-	base         int64
+	base, lo     int64
 	day, lastDay int64
 	cur          []span
 	shift        int64
 	pos          int
+	runs         [maxRuns]startRun
+	nruns        int
 	scratch      []span
+}
+
+// maxRuns bounds the runs of a block of days with transitions: a day is
+// read with one or two offsets (three where a rebuilt zone period splits
+// one), and a block rarely holds more than two days.
+const maxRuns = 16
+
+// startRun is the starts of a wall day that one zone offset reads, in
+// order: at is the instant of the day's wall midnight read with that
+// offset, in nanoseconds relative to base.
+type startRun struct {
+	starts []dayStart
+	at     int64
 }
 
 // newSource covers the starts from lo minus the longest duration (so that
@@ -28,32 +51,59 @@ func (r *recurring) newSource(base, lo, hi int64) source {
 		r:       r,
 		c:       newCursor(r.z, from),
 		base:    base,
+		lo:      lo,
 		day:     r.wallDay(from) - 1,
 		lastDay: r.wallDay(to) + 1,
 	}
 }
 
 func (s *source) next() (span, bool) {
-	for s.pos >= len(s.cur) {
+	for {
+		if s.nruns > 0 {
+			return s.pop(), true
+		}
+		if s.pos < len(s.cur) {
+			sp := s.cur[s.pos]
+			s.pos++
+			return span{sp.start + s.shift, sp.end + s.shift}, true
+		}
 		if s.day > s.lastDay {
 			return span{}, false
 		}
 		s.fill()
 	}
-	sp := s.cur[s.pos]
-	s.pos++
-	return span{sp.start + s.shift, sp.end + s.shift}, true
+}
+
+// pop takes the earliest start of the runs.
+func (s *source) pop() span {
+	best, bestAt := 0, s.runs[0].at+s.runs[0].starts[0].sec*nsPerSecond
+	for i := 1; i < s.nruns; i++ {
+		if at := s.runs[i].at + s.runs[i].starts[0].sec*nsPerSecond; at < bestAt {
+			best, bestAt = i, at
+		}
+	}
+	run := &s.runs[best]
+	sp := span{bestAt, bestAt + run.starts[0].dur}
+	run.starts = run.starts[1:]
+	if len(run.starts) == 0 {
+		s.nruns--
+		s.runs[best] = s.runs[s.nruns]
+		s.runs[s.nruns] = startRun{}
+	}
+	return sp
 }
 
 func (s *source) fill() {
 	d := s.day
 	s.pos, s.cur = 0, nil
-	if len(s.r.plan(d).spans) == 0 {
+	p := s.r.plan(d)
+	if len(p.spans) == 0 {
 		s.day++
 		return
 	}
 	if u, clean := s.c.cleanDay(d); clean {
-		s.cur, s.shift = s.r.plan(d).spans, (u-s.base)*nsPerSecond
+		s.cur, s.shift = p.spans, (u-s.base)*nsPerSecond
+		s.pos = firstReaching(p.spans, s.lo-s.shift)
 		s.day++
 		return
 	}
@@ -66,12 +116,91 @@ func (s *source) fill() {
 			break
 		}
 	}
+	s.day = end
+	for x := d; x < end; x++ {
+		if !s.addRuns(x) {
+			s.fillSorted(d, end)
+			return
+		}
+	}
+}
+
+// firstReaching returns the index of the first of the disjoint, ascending
+// spans that ends at or after rel. A span ending before lo cannot change a
+// run reaching lo: a span merging with it starts before lo too.
+func firstReaching(spans []span, rel int64) int {
+	lo, hi := 0, len(spans)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if spans[mid].end < rel {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// addRuns adds the runs of wall day d: for each zone period that reads
+// some of its wall times, the starts it reads, found by binary search
+// (wall times ascend with instants within a period), less those that
+// cannot reach lo. It reports false when the runs do not fit.
+func (s *source) addRuns(d int64) bool {
+	starts := s.r.plan(d).starts
+	if len(starts) == 0 {
+		return true
+	}
+	var buf [8]segment
+	w0 := d * secondsPerDay
+	for _, seg := range s.r.z.periods(d, buf[:0]) {
+		at := (w0 - seg.off - s.base) * nsPerSecond
+		// The starts read in seg: instants w0+sec-off in [seg.start,
+		// seg.end), and reaching lo: at+sec*ns+maxDur >= lo.
+		from := floorDiv(s.lo-s.r.maxDur-at, nsPerSecond)
+		if seg.start != math.MinInt64 {
+			from = max(from, seg.start-(w0-seg.off))
+		}
+		i := searchStarts(starts, from)
+		j := len(starts)
+		if seg.end != math.MaxInt64 {
+			j = searchStarts(starts, seg.end-(w0-seg.off))
+		}
+		if i >= j {
+			continue
+		}
+		if s.nruns == len(s.runs) {
+			return false
+		}
+		s.runs[s.nruns] = startRun{starts: starts[i:j], at: at}
+		s.nruns++
+	}
+	return true
+}
+
+// searchStarts returns the index of the first start at or after sec.
+func searchStarts(starts []dayStart, sec int64) int {
+	lo, hi := 0, len(starts)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if starts[mid].sec < sec {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// fillSorted enumerates the occurrences starting on wall days d to end-1
+// and sorts them: the fallback for a block whose runs do not fit.
+func (s *source) fillSorted(d, end int64) {
+	s.nruns = 0
+	s.runs = [maxRuns]startRun{}
 	s.scratch = s.scratch[:0]
 	for x := d; x < end; x++ {
 		s.scratch = s.r.appendDay(x, s.base, s.scratch)
 	}
-	s.cur, s.shift = mergeSpans(s.scratch), 0
-	s.day = end
+	s.cur, s.shift, s.pos = mergeSpans(s.scratch), 0, 0
 }
 
 // runner merges a source's spans into the window's intervals. Starts after
