@@ -356,6 +356,7 @@ func decision(idx PolicyIndex, id decisionID, pol, res *parsedEvent) Violation {
 		Result:          id.result,
 		Blocked:         anchor.blocked,
 		Message:         anchor.message,
+		Requester:       RecordRequester(anchor.message),
 		Timestamp:       anchor.rec.last,
 		FirstSeen:       anchor.rec.first,
 		Count:           anchor.rec.count,

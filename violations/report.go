@@ -155,6 +155,7 @@ func reportViolation(entry IndexEntry, r reportResult, result Result, ref corev1
 		Resource:        res,
 		Result:          result,
 		Message:         r.Message,
+		Requester:       RecordRequester(r.Message),
 		Timestamp:       ts,
 		FirstSeen:       ts,
 		Count:           1,

@@ -59,6 +59,11 @@ type Violation struct {
 	Blocked bool `json:"blocked"`
 	// Message is the policy's message.
 	Message string `json:"message"`
+	// Requester is, for a write an exemption admitted (a record of the
+	// plan's exempt template), the requester its message names: decoded
+	// from base64 for kyverno, one line, at most 256 characters. Empty
+	// otherwise.
+	Requester string `json:"requester,omitempty"`
 	// Timestamp is when the decision was last seen (the event's last
 	// timestamp, the report result's timestamp).
 	Timestamp time.Time `json:"timestamp"`
