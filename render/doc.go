@@ -251,5 +251,6 @@
 // selectors, exclusions, kinds) and no map order leaks. A policy spec does
 // not depend on its namespace unless the namespace has its own selectors
 // or named exclusions, so Render builds each distinct spec once, hashes it
-// once, and gives each namespace a copy.
+// once, and gives each namespace its own maps over the spec's shared lists
+// (Policy.Objects says what that asks of a caller changing an object).
 package render

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -68,59 +67,87 @@ func HashOf(obj *unstructured.Unstructured) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("render: hash of %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 	}
-	meta, err := json.Marshal(canonicalMetadata(obj.GetName(), obj.GetNamespace(), obj.GetLabels(), obj.GetAnnotations()))
-	if err != nil {
-		return "", err
+	lookup := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 	}
-	return hashCanonical(obj.GetAPIVersion(), obj.GetKind(), meta, spec), nil
+	return hashCanonical(obj.GetAPIVersion(), obj.GetKind(), obj.GetName(), obj.GetNamespace(),
+		lookup(obj.GetLabels()), lookup(obj.GetAnnotations()), spec), nil
 }
 
-// canonicalMetadata is the metadata part of the canonical form.
-func canonicalMetadata(name, namespace string, labels, annotations map[string]string) map[string]any {
-	m := map[string]any{"name": name}
+// hashCanonical hashes the canonical form from its parts: the metadata's
+// name, namespace and hashed labels and annotations (looked up by key),
+// and spec, compact JSON as json.Marshal writes it. It writes the JSON
+// json.Marshal would write for the whole canonical map (keys sorted:
+// annotations, labels, name, namespace in the metadata; a test holds the
+// two equal) without reflection and streams it into the hash: Render
+// hashes every object, with a spec marshaled once for many namespaces.
+func hashCanonical(apiVersion, kind, name, namespace string, label, annotation func(string) (string, bool), spec []byte) string {
+	var buf [512]byte
+	b := append(buf[:0], `{"apiVersion":`...)
+	b = appendJSONString(b, apiVersion)
+	b = append(b, `,"kind":`...)
+	b = appendJSONString(b, kind)
+	b = append(b, `,"metadata":`...)
+	b = appendCanonicalMetadata(b, name, namespace, label, annotation)
+	b = append(b, `,"spec":`...)
+	h := sha256.New()
+	h.Write(b)
+	h.Write(spec)
+	h.Write([]byte{'}'})
+	var sum [sha256.Size]byte
+	return hashPrefix + hex.EncodeToString(h.Sum(sum[:0]))
+}
+
+// appendCanonicalMetadata appends the metadata part of the canonical form.
+func appendCanonicalMetadata(b []byte, name, namespace string, label, annotation func(string) (string, bool)) []byte {
+	b = append(b, '{')
+	b = appendSubset(b, `"annotations":{`, annotation, hashedAnnotations)
+	b = appendSubset(b, `"labels":{`, label, hashedLabels)
+	b = append(b, `"name":`...)
+	b = appendJSONString(b, name)
 	if namespace != "" {
-		m["namespace"] = namespace
+		b = append(b, `,"namespace":`...)
+		b = appendJSONString(b, namespace)
 	}
-	if l := subset(labels, hashedLabels); len(l) > 0 {
-		m["labels"] = l
-	}
-	if a := subset(annotations, hashedAnnotations); len(a) > 0 {
-		m["annotations"] = a
-	}
-	return m
+	return append(b, '}')
 }
 
-func subset(m map[string]string, keys []string) map[string]any {
-	out := map[string]any{}
+// appendSubset appends the object of the keys (sorted) that get finds,
+// and a comma, under open; nothing when it finds none.
+func appendSubset(b []byte, open string, get func(string) (string, bool), keys []string) []byte {
+	n := 0
 	for _, k := range keys {
-		if v, ok := m[k]; ok {
-			out[k] = v
+		v, ok := get(k)
+		if !ok {
+			continue
+		}
+		if n == 0 {
+			b = append(b, open...)
+		} else {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, v)
+		n++
+	}
+	if n > 0 {
+		b = append(b, '}', ',')
+	}
+	return b
+}
+
+// appendJSONString appends s as json.Marshal writes it: quoted as is when
+// it holds only printable ASCII that json.Marshal does not escape (every
+// name, label and kind Render writes), else by json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			enc, _ := json.Marshal(s)
+			return append(b, enc...)
 		}
 	}
-	return out
-}
-
-// hashCanonical hashes the canonical form from its parts: meta and spec are
-// compact JSON as json.Marshal writes it, so the result is the JSON
-// json.Marshal would write for the whole canonical map. Render calls it with
-// a spec marshaled once for many namespaces.
-func hashCanonical(apiVersion, kind string, meta, spec []byte) string {
-	var b bytes.Buffer
-	b.Grow(len(meta) + len(spec) + 96)
-	b.WriteString(`{"apiVersion":`)
-	writeJSONString(&b, apiVersion)
-	b.WriteString(`,"kind":`)
-	writeJSONString(&b, kind)
-	b.WriteString(`,"metadata":`)
-	b.Write(meta)
-	b.WriteString(`,"spec":`)
-	b.Write(spec)
-	b.WriteString(`}`)
-	sum := sha256.Sum256(b.Bytes())
-	return hashPrefix + hex.EncodeToString(sum[:])
-}
-
-func writeJSONString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s)
-	b.Write(enc)
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -66,7 +66,14 @@ type Policy struct {
 	Hash string
 	// Objects are the objects to apply: one kyverno.io/v1 Policy for the
 	// kyverno target. Each carries the plan and template labels and its
-	// own render-hash annotation. They are the caller's to change.
+	// own render-hash annotation. They are the caller's to change, with
+	// one rule: the lists (JSON arrays) in a spec, and what they hold,
+	// are shared with other policies of the render, so a list is replaced,
+	// never changed in place. The unstructured helpers keep the rule
+	// (SetNestedField, SetNestedSlice, RemoveNestedField and the rest
+	// write only maps, which are each object's own; NestedSlice returns a
+	// copy), and so does DeepCopy, which makes an object wholly its own.
+	// Sharing keeps a large render's memory close to its output's size.
 	Objects []*unstructured.Unstructured
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -266,6 +267,9 @@ func TestVAP_BindingSpecIsTheTypedOne(t *testing.T) {
 		}
 		if string(typed.json) != string(direct.json) {
 			t.Errorf("%s:\n typed  %s\n direct %s", mode, typed.json, direct.json)
+		}
+		if !reflect.DeepEqual(typed.spec, direct.spec) {
+			t.Errorf("%s:\n typed  %v\n direct %v", mode, typed.spec, direct.spec)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package render
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -150,6 +149,7 @@ func bindingSpec(m plan.Mode, name, namespace string) admissionregistrationv1.Va
 // bindingSpecProto is bindingSpec's unstructured and canonical forms,
 // built directly: one binding per namespace, so it is on the hot path of a
 // large render (a test holds it equal to newSpecProto(bindingSpec(...))).
+// The spec is the binding's alone (single).
 func bindingSpecProto(m plan.Mode, name, namespace string) (*specProto, error) {
 	spec := map[string]any{
 		"policyName":        name,
@@ -162,11 +162,35 @@ func bindingSpecProto(m plan.Mode, name, namespace string) (*specProto, error) {
 			"objectSelector": map[string]any{},
 		},
 	}
-	canonical, err := json.Marshal(spec)
-	if err != nil {
-		return nil, err
+	return &specProto{spec: spec, json: bindingJSON(spec["validationActions"].([]any), name, namespace), single: true}, nil
+}
+
+// bindingJSON writes the canonical JSON of a binding's spec as json.Marshal
+// writes the map bindingSpecProto builds (keys sorted), without reflection.
+func bindingJSON(actions []any, name, namespace string) []byte {
+	b := make([]byte, 0, 320)
+	b = append(b, `{"matchResources":{"matchPolicy":`...)
+	b = appendJSONString(b, string(admissionregistrationv1.Equivalent))
+	b = append(b, `,"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":`...)
+	b = appendJSONString(b, string(metav1.LabelSelectorOpIn))
+	b = append(b, `,"values":[`...)
+	b = appendJSONString(b, namespace)
+	b = append(b, `]}]},"objectSelector":{}},"policyName":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"validationActions":`...)
+	if actions == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, a := range actions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, a.(string))
+		}
+		b = append(b, ']')
 	}
-	return &specProto{spec: spec, json: canonical}, nil
+	return append(b, '}')
 }
 
 // vapText is a message as the vap target writes it: the API server
