@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/common/types/ref"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -120,38 +118,5 @@ func (g *guard) decideStatus(t *testing.T, user string, old, next plan.Status) s
 		"oldObject": plan.ProtectionPlan{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: old},
 		"request":   admissionv1.AdmissionRequest{Operation: admissionv1.Update, SubResource: "status", UserInfo: authenticationv1.UserInfo{Username: user}},
 	}
-	for _, v := range g.variables {
-		vars["variables."+v.name] = func() ref.Val {
-			out, _, err := v.prg.Eval(vars)
-			if err != nil {
-				return types.WrapErr(err)
-			}
-			return out
-		}
-	}
-	for _, c := range g.matchConditions {
-		out, _, err := c.prg.Eval(vars)
-		if err != nil {
-			t.Fatalf("matchCondition %s: %v", c.name, err)
-		}
-		if out != types.True {
-			return ""
-		}
-	}
-	for i, v := range g.validations {
-		out, _, err := v.expr.Eval(vars)
-		if err != nil {
-			t.Fatalf("validation %d: %v", i, err)
-		}
-		if out == types.True {
-			continue
-		}
-		msg, _, err := v.message.Eval(vars)
-		if err != nil {
-			t.Fatalf("messageExpression %d: %v", i, err)
-		}
-		s, _ := msg.Value().(string)
-		return s
-	}
-	return ""
+	return g.eval(t, "status update by "+user, vars)
 }

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -312,6 +313,15 @@ func (g *guard) decide(t *testing.T, r request) string {
 	} else {
 		vars["oldObject"] = types.NullValue
 	}
+	return g.eval(t, fmt.Sprintf("%+v", r), vars)
+}
+
+// eval runs the policy on vars (object, oldObject, request) like the API
+// server does (matchConditions, then validations in order, variables
+// evaluated lazily): "" when admitted, or the message of the first failed
+// validation.
+func (g *guard) eval(t *testing.T, what string, vars map[string]any) string {
+	t.Helper()
 	for _, v := range g.variables {
 		v := v
 		vars["variables."+v.name] = func() ref.Val {
@@ -325,7 +335,7 @@ func (g *guard) decide(t *testing.T, r request) string {
 	for _, c := range g.matchConditions {
 		out, _, err := c.prg.Eval(vars)
 		if err != nil {
-			t.Fatalf("%+v: matchCondition %s: %v", r, c.name, err)
+			t.Fatalf("%s: matchCondition %s: %v", what, c.name, err)
 		}
 		if out != types.True {
 			return "" // the policy does not apply
@@ -334,18 +344,18 @@ func (g *guard) decide(t *testing.T, r request) string {
 	for i, v := range g.validations {
 		out, _, err := v.expr.Eval(vars)
 		if err != nil {
-			t.Fatalf("%+v: validation %d: %v", r, i, err)
+			t.Fatalf("%s: validation %d: %v", what, i, err)
 		}
 		if out == types.True {
 			continue
 		}
 		msg, _, err := v.message.Eval(vars)
 		if err != nil {
-			t.Fatalf("%+v: messageExpression %d: %v (the API server would fall back to %q)", r, i, err, v.staticMessage)
+			t.Fatalf("%s: messageExpression %d: %v (the API server would fall back to %q)", what, i, err, v.staticMessage)
 		}
 		s, _ := msg.Value().(string)
 		if s == "" || strings.ContainsAny(s, "\r\n") {
-			t.Fatalf("%+v: messageExpression %d gave %q: the API server would fall back to the static message", r, i, s)
+			t.Fatalf("%s: messageExpression %d gave %q: the API server would fall back to the static message", what, i, s)
 		}
 		return s
 	}
