@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -201,6 +202,34 @@ func conflictOn(what string) envOption {
 		f.Update = func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error { return conflict }
 	}
 	return withInterceptor(f)
+}
+
+// grantStillRequested: nothing was written by the write that lost.
+func grantStillRequested(t *testing.T, e *env, _ *httptest.ResponseRecorder) {
+	t.Helper()
+	gs := e.plan("black-friday").Status.Grants
+	if len(gs) != 1 || gs[0].GrantedAt != nil || gs[0].RevokedAt != nil {
+		t.Errorf("grants after the lost write: %+v", gs)
+	}
+}
+
+// conflictOnStatusAfter lets the first n status writes through (a test's
+// setup) and answers the next ones as a write that lost a race.
+func conflictOnStatusAfter(n int) envOption {
+	conflict := apierrors.NewConflict(schema.GroupResource{Group: plan.Group, Resource: plan.Resource}, "x", fmt.Errorf("the object has been modified"))
+	var mu sync.Mutex
+	return withInterceptor(interceptor.Funcs{
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			mu.Lock()
+			n--
+			pass := n >= 0
+			mu.Unlock()
+			if pass {
+				return c.SubResource(sub).Update(ctx, obj, opts...)
+			}
+			return conflict
+		},
+	})
 }
 
 func seedCategories(e *env) {
@@ -460,6 +489,10 @@ func codeCases() []codeCase {
 		{name: "an unknown grant", route: grantOK, want: 404, req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g9/grant", "alice", "")},
 		{name: "a grant granted twice", route: grantOK, setup: grantedTo("carol", "alice"), want: 409,
 			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/grant", "bob", ""), check: bodyHas("in force: it cannot be granted")},
+		{name: "a grant that lost the race to a concurrent revoke", route: grantOK, setup: requestGrant("carol"), opts: []envOption{conflictOnStatusAfter(1)}, want: 409,
+			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/grant", "alice", ""), check: grantStillRequested},
+		{name: "a revoke that lost the race to a concurrent grant", route: grantEnd, setup: requestGrant("carol"), opts: []envOption{conflictOnStatusAfter(1)}, want: 409,
+			req: send("POST", "/api/v1/plans/black-friday/grants/black-friday-g1/revoke", "carol", ""), check: grantStillRequested},
 		{name: "a grant based on an old read (If-Match) is 412", route: grantOK, setup: requestGrant("carol"), want: 412,
 			req: func(*env) request {
 				return request{method: "POST", path: "/api/v1/plans/black-friday/grants/black-friday-g1/grant", user: "alice", header: map[string]string{"If-Match": `"1"`}}
