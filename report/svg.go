@@ -1,7 +1,9 @@
 package report
 
 import (
+	"html/template"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/telark/protectionplans/plan"
@@ -10,7 +12,8 @@ import (
 
 // The run picture of the HTML format: an SVG drawn from numbers computed
 // here, so that the template only places them. User text appears only in
-// <title> elements (tooltips), escaped by html/template.
+// <title> elements (tooltips), escaped by html/template, or for the
+// violation marks by htmlEscapes, its equal.
 
 // Picture geometry, in SVG user units (the picture scales to its box).
 const (
@@ -44,8 +47,10 @@ type timelineView struct {
 	Unhealthy        []svgShade
 	Events           []svgEvent
 	Blocked, Audited []svgMark
-	Ticks            []svgTick
-	Caption          string
+	// Marks is the markup of Blocked and Audited (marksSVG).
+	Marks   template.HTML
+	Ticks   []svgTick
+	Caption string
 }
 
 type svgLabel struct{ Y, Text, Total string }
@@ -68,7 +73,73 @@ type svgEvent struct{ Points, Title string }
 type svgMark struct {
 	X, Y, CX, CY, Size string
 	Count, CountX      string
-	Title              string
+	tip                markTip
+}
+
+// markTip is what a mark's tooltip says: when its violations happened,
+// how many, and the first three. marksSVG writes it escaped piece by
+// piece, as Title would be whole.
+type markTip struct {
+	first, last time.Time
+	n           int
+	what        string // "blocked" or "audited"
+	shown       [3]*violations.Violation
+	more        bool // more than the three shown
+}
+
+// Title is the tooltip's text.
+func (m svgMark) Title() string {
+	var b strings.Builder
+	m.tip.write(&b, func(s string) { b.WriteString(s) })
+	return b.String()
+}
+
+// size is about the length of the tooltip's text.
+func (t *markTip) size() int {
+	n := 64
+	for _, v := range t.shown {
+		if v != nil {
+			r := &v.Resource
+			n += 8 + len(r.Kind) + len(r.Namespace) + len(r.Name) + len(r.Subresource) + len(v.Message)
+		}
+	}
+	return n
+}
+
+// write writes the tooltip's text to b, passing what comes from the
+// violations through text.
+func (t *markTip) write(b *strings.Builder, text func(string)) {
+	b.WriteString(fmtTime(t.first))
+	if t.n > 1 {
+		b.WriteString(" → ")
+		b.WriteString(fmtTime(t.last))
+	}
+	b.WriteString(" UTC · ")
+	b.WriteString(plural(int64(t.n), t.what+" change", t.what+" changes"))
+	for _, v := range t.shown {
+		if v == nil {
+			continue
+		}
+		b.WriteByte('\n')
+		r := &v.Resource
+		text(r.Kind)
+		b.WriteByte(' ')
+		if r.Namespace != "" {
+			text(r.Namespace)
+			b.WriteByte('/')
+		}
+		text(r.Name)
+		if r.Subresource != "" {
+			b.WriteString(" (")
+			text(r.Subresource)
+			b.WriteByte(')')
+		}
+		b.WriteString(": ")
+		text(v.Message)
+	}
+	if t.more {
+		b.WriteString("\n…")
+	}
 }
 
 type svgTick struct {
@@ -117,6 +188,7 @@ func buildTimelineView(r Report) timelineView {
 	v.Unhealthy = unhealthyShades(r.Health.Unhealthy, sc)
 	v.Events = eventMarks(r.Timeline.Events, sc, from, to)
 	v.Blocked, v.Audited = violationMarks(r.Violations.Items, sc)
+	v.Marks = marksSVG(v.Blocked, v.Audited)
 	v.Ticks = ticks(from, to, sc)
 	return v
 }
@@ -239,7 +311,7 @@ func violationMarks(items []violations.Violation, sc scale) (blocked, audited []
 		n           int
 		first, last time.Time
 		x           float64
-		resources   []string
+		shown       [3]*violations.Violation // the first three, for the tooltip
 		moreThan3   bool
 	}
 	var buckets [2]map[int]*bucket
@@ -262,13 +334,13 @@ func violationMarks(items []violations.Violation, sc scale) (blocked, audited []
 			buckets[row][k] = b
 			order[row] = append(order[row], k)
 		}
-		b.n++
-		b.last = v.Timestamp
-		if len(b.resources) < 3 {
-			b.resources = append(b.resources, resourceLabel(v.Resource)+": "+v.Message)
+		if b.n < len(b.shown) {
+			b.shown[b.n] = v
 		} else {
 			b.moreThan3 = true
 		}
+		b.n++
+		b.last = v.Timestamp
 	}
 	for row := range 2 {
 		for i, k := range order[row] {
@@ -279,17 +351,8 @@ func violationMarks(items []violations.Violation, sc scale) (blocked, audited []
 			if row == 1 {
 				y, what = auditedY, "audited"
 			}
-			title := fmtTime(b.first) + " UTC · " + plural(int64(b.n), what+" change", what+" changes")
-			if b.n > 1 {
-				title = fmtTime(b.first) + " → " + fmtTime(b.last) + " UTC · " + plural(int64(b.n), what+" change", what+" changes")
-			}
-			for _, r := range b.resources {
-				title += "\n" + r
-			}
-			if b.moreThan3 {
-				title += "\n…"
-			}
-			m := svgMark{X: num(x - 5), Y: num(y + markRowH/2 - 5), CX: num(x), CY: num(y + markRowH/2), Size: "10", Title: title}
+			tip := markTip{first: b.first, last: b.last, n: b.n, what: what, shown: b.shown, more: b.moreThan3}
+			m := svgMark{X: num(x - 5), Y: num(y + markRowH/2 - 5), CX: num(x), CY: num(y + markRowH/2), Size: "10", tip: tip}
 			next := svgWidth
 			if i+1 < len(order[row]) {
 				next = buckets[row][order[row][i+1]].x - 6
@@ -313,6 +376,91 @@ func violationMarks(items []violations.Violation, sc scale) (blocked, audited []
 		}
 	}
 	return blocked, audited
+}
+
+// marksSVG writes the violation marks as the page's template wrote them
+// before: their number grows with the violations, and the template's
+// evaluation of each field by reflection cost more than the rest of the
+// page. Every value goes through htmlEscapes, the escaping html/template
+// gives an attribute value, <title> content (RCDATA) and element text
+// alike; TestMarksSVG_IsWhatTheTemplateWrote holds it to the template.
+func marksSVG(blocked, audited []svgMark) template.HTML {
+	size := 0 // the markup and the tooltips, unless escaping lengthens them
+	for _, marks := range [][]svgMark{blocked, audited} {
+		for i := range marks {
+			size += 160 + marks[i].tip.size()
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	text := func(s string) { htmlEscapes.write(&b, s) }
+	count := func(m *svgMark) {
+		if m.Count != "" {
+			b.WriteString(`<text class="mk-count" x="`)
+			text(m.CountX)
+			b.WriteString(`" y="`)
+			text(m.CY)
+			b.WriteString(`" dy="4">`)
+			text(m.Count)
+			b.WriteString("</text>")
+		}
+	}
+	for i := range blocked {
+		m := &blocked[i]
+		b.WriteString("\n<rect class=\"mk-blocked\" x=\"")
+		text(m.X)
+		b.WriteString(`" y="`)
+		text(m.Y)
+		b.WriteString(`" width="`)
+		text(m.Size)
+		b.WriteString(`" height="`)
+		text(m.Size)
+		b.WriteString(`"><title>`)
+		m.tip.write(&b, text)
+		b.WriteString("</title></rect>")
+		if m.Count != "" {
+			b.WriteByte('\n')
+		}
+		count(m)
+	}
+	for i := range audited {
+		m := &audited[i]
+		b.WriteString("\n<circle class=\"mk-audited\" cx=\"")
+		text(m.CX)
+		b.WriteString(`" cy="`)
+		text(m.CY)
+		b.WriteString(`" r="5"><title>`)
+		m.tip.write(&b, text)
+		b.WriteString("</title></circle>")
+		if m.Count != "" {
+			b.WriteByte('\n')
+		}
+		count(m)
+	}
+	return template.HTML(b.String())
+}
+
+// htmlEscapes is how html/template escapes a string in an attribute
+// value, in RCDATA (<title>) and in element text: its replacement table.
+// Every character it replaces is ASCII, so escaping byte by byte is the
+// same (no byte of a multi-byte or invalid UTF-8 sequence matches), and
+// escaping a text piece by piece gives what escaping it whole would.
+var htmlEscapes = escapes{0: "\uFFFD", '"': "&#34;", '&': "&amp;", '\'': "&#39;", '+': "&#43;", '<': "&lt;", '>': "&gt;"}
+
+// escapes replaces bytes by strings; a byte without one is kept.
+type escapes [256]string
+
+// write writes s to b, escaped.
+func (e *escapes) write(b *strings.Builder, s string) {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if r := e[s[i]]; r != "" {
+			b.WriteString(s[last:i])
+			b.WriteString(r)
+			last = i + 1
+		}
+	}
+	b.WriteString(s[last:])
 }
 
 // tickSteps are the axis steps, the smallest that gives at most 10 ticks

@@ -11,12 +11,15 @@ import (
 
 // Wording shared by the HTML and Markdown formats. Times are shown in UTC.
 
+// timeLayout is how reports write an instant, in UTC.
+const timeLayout = "2006-01-02 15:04:05"
+
 // fmtTime writes an instant for tables: "2026-07-20 22:00:31".
 func fmtTime(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.UTC().Format("2006-01-02 15:04:05")
+	return t.UTC().Format(timeLayout)
 }
 
 // fmtMinute writes an instant for prose: "Mon 20 Jul 2026 22:00 UTC".
