@@ -30,6 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/examples/e2e/harness"
@@ -37,6 +38,7 @@ import (
 	"github.com/telark/protectionplans/overview"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
+	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
 )
 
@@ -64,53 +66,11 @@ func TestE2E_CreateRefuseFeedCancelReport(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The operator, in process: a 1 s tick, checkpoints every 10 s.
+	// The operator, in process: a 1 s tick, checkpoints every 10 s; the
+	// server on loopback.
 	reportsDir := filepath.Join(t.TempDir(), "reports")
-	mgr, err := operator.NewManager(env.Config, operator.ManagerOptions{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	op, err := operator.New(operator.Config{ReportsDir: reportsDir, InstallCRD: true, Log: logr.Discard(),
-		Timing: reconcile.Timing{TickInterval: time.Second, ReportCheckpoint: 10 * time.Second}}, mgr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opCtx, opStop := context.WithCancel(ctx)
-	opDone := make(chan error, 1)
-	go func() { opDone <- op.Run(opCtx) }()
-	defer func() {
-		opStop()
-		select {
-		case err := <-opDone:
-			if err != nil {
-				t.Errorf("operator: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("the operator did not stop")
-		}
-	}()
-	waitFor(ctx, t, "the operator's first pass", func() (bool, string) { return op.Passes() > 0, "no pass yet" })
-
-	// The server, on loopback, in shared-secret mode.
-	roles, err := approval.ParseRoleBindings([]byte(testRoles))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Config{Client: c, Roles: roles, ReleaseNamespace: "telark-system", ReportsDir: reportsDir,
-		Identity: Identity{Mode: SharedSecret, Secret: []byte(testSecret)},
-		Excluded: ExcludedNamespaces{Static: []string{"kube-system"}},
-		Log:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srvCtx, srvStop := context.WithCancel(ctx)
-	defer srvStop()
-	go Serve(srvCtx, ln, srv)
-	api := &apiClient{t: t, base: "http://" + ln.Addr().String()}
+	startOperatorE2E(ctx, t, env, reportsDir, "", 10*time.Second)
+	api := startServerE2E(ctx, t, c, reportsDir)
 
 	// 1. Create an enforcing plan on shop through the API.
 	code, body := api.do("POST", "/api/v1/plans", "alice", `{"metadata":{"name":"shop-freeze"},"spec":{
@@ -198,6 +158,63 @@ func TestE2E_CreateRefuseFeedCancelReport(t *testing.T) {
 			t.Logf("final report %s: %d violations, %d blocked", r.ID, r.Summary.Violations, r.Summary.Blocked)
 		}
 	}
+}
+
+// startOperatorE2E runs the operator in this process with target (the
+// default when empty), a 1 s tick and checkpoints every checkpoint, until
+// the test ends; it returns once the first pass (which installs the CRD)
+// is done.
+func startOperatorE2E(ctx context.Context, t *testing.T, env *harness.Env, reportsDir string, target render.Target, checkpoint time.Duration) {
+	t.Helper()
+	mgr, err := operator.NewManager(env.Config, operator.ManagerOptions{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := operator.New(operator.Config{ReportsDir: reportsDir, InstallCRD: true, Log: logr.Discard(), Target: target,
+		Timing: reconcile.Timing{TickInterval: time.Second, ReportCheckpoint: checkpoint}}, mgr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opCtx, opStop := context.WithCancel(ctx)
+	opDone := make(chan error, 1)
+	go func() { opDone <- op.Run(opCtx) }()
+	t.Cleanup(func() {
+		opStop()
+		select {
+		case err := <-opDone:
+			if err != nil {
+				t.Errorf("operator: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("the operator did not stop")
+		}
+	})
+	waitFor(ctx, t, "the operator's first pass", func() (bool, string) { return op.Passes() > 0, "no pass yet" })
+}
+
+// startServerE2E serves the API on loopback in shared-secret mode until
+// the test ends.
+func startServerE2E(ctx context.Context, t *testing.T, c client.Client, reportsDir string) *apiClient {
+	t.Helper()
+	roles, err := approval.ParseRoleBindings([]byte(testRoles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{Client: c, Roles: roles, ReleaseNamespace: "telark-system", ReportsDir: reportsDir,
+		Identity: Identity{Mode: SharedSecret, Secret: []byte(testSecret)},
+		Excluded: ExcludedNamespaces{Static: []string{"kube-system"}},
+		Log:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvCtx, srvStop := context.WithCancel(ctx)
+	t.Cleanup(srvStop)
+	go Serve(srvCtx, ln, srv)
+	return &apiClient{t: t, base: "http://" + ln.Addr().String()}
 }
 
 type apiClient struct {
