@@ -270,7 +270,9 @@ func (d *pass) grantsChanged() bool {
 // whoever revoked it).
 func (d *pass) grantsEnded() {
 	e := d.stored.Status.Enforcement
-	if e == nil || len(e.GrantedUsers) == 0 {
+	if e == nil || len(e.GrantedUsers) == 0 || d.before != plan.PhaseActive {
+		// Not in place with those users now: a run that ended took them
+		// out with everything else.
 		return
 	}
 	for _, g := range d.p.Status.Grants {
