@@ -37,15 +37,16 @@ import (
 //     resourceVersion as matching the same render hash, it is ok: it has
 //     not been written since.
 //  1. If the live object holds the rendered one's fields unchanged, with
-//     the same labels and annotations (sameAsRendered, a walk of two JSON
+//     the same labels and annotations (matchRendered, a walk of two JSON
 //     trees), it is ok: render.HashOf covers nothing else, so it would
 //     agree. This is the steady state, and costs no hashing.
 //  2. If its render-hash annotation differs from the rendered one's, it
 //     was rendered from another version of the plan (or lost its
 //     annotation): outdated. No hashing either.
-//  3. Otherwise the annotation is intact; HashOf(live) tells whether the
-//     spec under it is too (another controller may have added a label:
-//     still ok).
+//  3. Otherwise the annotation is intact. If the same walk found only
+//     labels or annotations that HashOf leaves out changed (another
+//     controller added a label), it is ok without hashing; else
+//     HashOf(live) tells whether the spec under it is intact too.
 //  4. If not, the spec was changed by hand. If the live and rendered
 //     failure actions differ (render.FailureAction) and writing the
 //     rendered one into a copy of the live object (render.SetFailureAction)
@@ -99,12 +100,16 @@ type diff struct {
 // rendered is a rendered object and what the check found for it.
 type rendered struct {
 	policy int
-	key    objKey
+	key    objKey // once keyed
+	keyed  bool
 	want   *unstructured.Unstructured
 	live   *unstructured.Unstructured // nil: missing
 	state  State
 	detail string
 	patch  *unstructured.Unstructured // for StateActionChanged
+	// uid, resourceVersion and renderHash are what Result.Verified
+	// remembers of an ok object, read while it is compared.
+	uid, resourceVersion, renderHash string
 }
 
 // stray is an unexpected live object.
@@ -124,7 +129,7 @@ func newDiff(in Input) (*diff, string) {
 	d.objs = make([]rendered, 0, n)
 	for i, p := range in.Render.Policies {
 		for _, o := range p.Objects {
-			d.objs = append(d.objs, rendered{policy: i, key: keyOf(o), want: o, state: StateMissing})
+			d.objs = append(d.objs, rendered{policy: i, want: o, state: StateMissing})
 		}
 	}
 	// A render is of one plan: its first object says which.
@@ -145,7 +150,13 @@ func newDiff(in Input) (*diff, string) {
 }
 
 // compareLive matches every live object of the plan with the render.
+//
+// Each live object is compared with its render in one go, from keying
+// the rendered object to noting what Verified keeps of it: another pass
+// over the objects would read them from memory again once the render no
+// longer fits in the processor's caches.
 func (d *diff) compareLive() {
+	remember := d.in.Verified.Len() > 0
 	for _, live := range d.in.Live {
 		if live == nil {
 			continue
@@ -155,14 +166,24 @@ func (d *diff) compareLive() {
 			o := &d.objs[i]
 			switch {
 			case o.live != nil:
-			case d.in.Verified.verifiedOK(live, annotationOf(o.want, render.AnnotationRenderHash)):
+				continue
+			case remember && d.in.Verified.verifiedOK(live, annotationOf(o.want, render.AnnotationRenderHash)):
 				o.live, o.state = live, StateOK
 				d.remembered++
-			case sameAsRendered(live, o.want): // it carries the plan's label
-				o.live, o.state = live, StateOK
-			case labelOf(live, render.LabelPlan) == d.planID:
-				o.live = live
-				o.classify()
+			default:
+				switch m := matchRendered(live, o.want); {
+				case m == matchExact: // it carries the plan's label
+					o.live, o.state = live, StateOK
+				case labelOf(live, render.LabelPlan) == d.planID:
+					o.live = live
+					o.classify(m)
+				}
+			}
+			if o.state == StateOK {
+				md := metadataOf(live)
+				o.uid, _ = md["uid"].(string)
+				o.resourceVersion, _ = md["resourceVersion"].(string)
+				o.renderHash = annotationOf(o.want, render.AnnotationRenderHash)
 			}
 			continue
 		}
@@ -192,14 +213,14 @@ func (d *diff) strayDetail(live *unstructured.Unstructured) string {
 
 // find returns the index of the rendered object with key k.
 func (d *diff) find(k objKey) (int, bool) {
-	if d.next < len(d.objs) && d.objs[d.next].key == k {
+	if d.next < len(d.objs) && d.keyAt(d.next) == k {
 		d.next++
 		return d.next - 1, true
 	}
 	if d.index == nil {
 		d.index = make(map[objKey]int, len(d.objs))
 		for i := range d.objs {
-			d.index[d.objs[i].key] = i
+			d.index[d.keyAt(i)] = i
 		}
 	}
 	i, ok := d.index[k]
@@ -209,9 +230,19 @@ func (d *diff) find(k objKey) (int, bool) {
 	return i, ok
 }
 
+// keyAt is the key of the i-th rendered object, read when first needed:
+// in the steady state, just before the object is compared.
+func (d *diff) keyAt(i int) objKey {
+	o := &d.objs[i]
+	if !o.keyed {
+		o.key, o.keyed = keyOf(o.want), true
+	}
+	return o.key
+}
+
 // classify decides the state of a rendered object found live that is not
-// sameAsRendered (see the General approach of Check).
-func (o *rendered) classify() {
+// matchExact (see the General approach of Check); m is how it matched.
+func (o *rendered) classify(m match) {
 	live, want := o.live, o.want
 	wantHash := annotationOf(want, render.AnnotationRenderHash)
 	gotHash := annotationOf(live, render.AnnotationRenderHash)
@@ -223,6 +254,9 @@ func (o *rendered) classify() {
 		o.state = StateOutdated
 		o.detail = fmt.Sprintf("%s was rendered from another version of the plan (render hash %s, now %s)",
 			describe(live), shortHash(gotHash), shortHash(wantHash))
+		return
+	case m == matchHashed: // HashOf(live) would give wantHash
+		o.state = StateOK
 		return
 	}
 	h, err := render.HashOf(live)

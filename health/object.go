@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/telark/protectionplans/render"
 )
 
 // objKey identifies an object: group, kind, namespace and name.
@@ -48,40 +50,112 @@ func annotationOf(o *unstructured.Unstructured, key string) string {
 	return s
 }
 
-// sameAsRendered reports whether live holds everything rendered holds,
-// as JSON values: the same apiVersion, kind and other top-level fields
-// (spec, ...), the same name and namespace, and exactly the same labels and
-// annotations; live may add only status and server-set metadata (uid,
+// match is how much of a live object matchRendered found the same as its
+// render.
+type match int
+
+const (
+	// matchNone: something render.HashOf covers may differ; ask HashOf.
+	matchNone match = iota
+	// matchHashed: everything render.HashOf covers is the same, but a
+	// label or annotation it leaves out differs (another controller added
+	// one): HashOf(live) equals HashOf(rendered) without hashing.
+	matchHashed
+	// matchExact: the same labels and annotations too.
+	matchExact
+)
+
+// hashedLabels and hashedAnnotations are the labels and annotations that
+// render.HashOf covers (its canonical form); the others do not change a
+// hash. TestHashedMetadataIsWhatHashOfCovers keeps them in step with
+// render.
+var (
+	hashedLabels      = []string{render.LabelManagedBy, render.LabelPlan, render.LabelTemplate}
+	hashedAnnotations = []string{render.AnnotationKyvernoAutogen}
+)
+
+// matchRendered reports how much of rendered live holds, as JSON values:
+// the same apiVersion, kind and other top-level fields (spec, ...), the
+// same name and namespace, and exactly the same labels and annotations
+// (matchExact) or the same ones among those render.HashOf covers
+// (matchHashed); live may add only status and server-set metadata (uid,
 // resourceVersion, managedFields, ...).
 //
 // It is the fast path of the diff. render.HashOf hashes a canonical form
 // made of apiVersion, kind, name, namespace, some labels and annotations
-// and the spec, nothing the server sets; so when sameAsRendered holds,
-// HashOf(live) equals HashOf(rendered), which is the render-hash annotation
-// both carry, and HashOf need not run. The converse does not hold (another
-// controller may add a label), so false only means "ask HashOf".
-func sameAsRendered(live, rendered *unstructured.Unstructured) bool {
+// and the spec, nothing the server sets; so when the match is at least
+// matchHashed, HashOf(live) equals HashOf(rendered), which is the
+// render-hash annotation rendered carries, and HashOf need not run. The
+// converse does not hold, so matchNone only means "ask HashOf".
+func matchRendered(live, rendered *unstructured.Unstructured) match {
 	for k, v := range rendered.Object {
 		if k == "metadata" {
 			continue
 		}
 		w, ok := live.Object[k]
 		if !ok || !jsonEqual(v, w) {
-			return false
+			return matchNone
 		}
 	}
 	for k := range live.Object {
 		if _, ok := rendered.Object[k]; !ok && k != "metadata" && k != "status" {
-			return false
+			return matchNone
 		}
 	}
 	lm, rm := metadataOf(live), metadataOf(rendered)
-	for _, k := range []string{"name", "namespace", "labels", "annotations"} {
-		if !jsonEqual(rm[k], lm[k]) {
+	if !jsonEqual(rm["name"], lm["name"]) || !jsonEqual(rm["namespace"], lm["namespace"]) {
+		return matchNone
+	}
+	labels := jsonEqual(rm["labels"], lm["labels"])
+	annotations := jsonEqual(rm["annotations"], lm["annotations"])
+	switch {
+	case labels && annotations:
+		return matchExact
+	case (labels || sameHashed(rm["labels"], lm["labels"], hashedLabels)) &&
+		(annotations || sameHashed(rm["annotations"], lm["annotations"], hashedAnnotations)):
+		return matchHashed
+	}
+	return matchNone
+}
+
+// sameHashed reports whether two label (or annotation) maps hold the same
+// values for keys, as render.HashOf reads them. HashOf reads them with
+// GetLabels (GetAnnotations), which drops every one when one is not a
+// string; so both must be absent or hold only strings.
+func sameHashed(a, b any, keys []string) bool {
+	x, ok := stringMap(a)
+	if !ok {
+		return false
+	}
+	y, ok := stringMap(b)
+	if !ok {
+		return false
+	}
+	for _, k := range keys {
+		v, inX := x[k]
+		w, inY := y[k]
+		if inX != inY || v != w {
 			return false
 		}
 	}
 	return true
+}
+
+// stringMap returns v as a map whose values are all strings, or false.
+func stringMap(v any) (map[string]any, bool) {
+	if v == nil {
+		return nil, true
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	for _, s := range m {
+		if _, ok := s.(string); !ok {
+			return nil, false
+		}
+	}
+	return m, true
 }
 
 // jsonEqual reports whether a and b, values of unstructured objects,

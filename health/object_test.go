@@ -3,9 +3,12 @@ package health
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/telark/protectionplans/render"
 )
 
 func TestJSONEqual_IsTrueOnlyWhenTheJSONIsTheSame(t *testing.T) {
@@ -53,5 +56,123 @@ func TestMergeDiff(t *testing.T) {
 	want := map[string]any{"spec": map[string]any{"a": "y", "new": map[string]any{"c": "d"}, "gone": nil}}
 	if diff := cmp.Diff(want, mergeDiff(from, to)); diff != "" {
 		t.Errorf("mergeDiff (-want +got):\n%s", diff)
+	}
+}
+
+// TestMatchRendered_AgreesWithHashOf changes one thing in a served copy of
+// every rendered object of every target and checks that the fast path
+// never claims more than render.HashOf would: at least matchHashed only
+// when the copy hashes to the render-hash annotation, and the level each
+// change should reach.
+func TestMatchRendered_AgreesWithHashOf(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(md map[string]any)
+		want   match
+	}{
+		{"a copy read back from the server matches exactly", func(map[string]any) {}, matchExact},
+		{"a label another controller added leaves what HashOf covers the same", func(md map[string]any) {
+			md["labels"].(map[string]any)["example.com/owner"] = "platform"
+		}, matchHashed},
+		{"an annotation another controller added leaves what HashOf covers the same", func(md map[string]any) {
+			annotations(md)["example.com/note"] = "checked"
+		}, matchHashed},
+		{"a changed render-hash annotation is left to the annotation check", func(md map[string]any) {
+			annotations(md)[render.AnnotationRenderHash] = "sha256:0"
+		}, matchHashed},
+		{"a changed managed-by label changes the hash", func(md map[string]any) {
+			md["labels"].(map[string]any)[render.LabelManagedBy] = "someone-else"
+		}, matchNone},
+		{"a removed template label changes the hash", func(md map[string]any) {
+			delete(md["labels"].(map[string]any), render.LabelTemplate)
+		}, matchNone},
+		{"an added or changed autogen annotation changes the hash", func(md map[string]any) {
+			annotations(md)[render.AnnotationKyvernoAutogen] = "Deployment"
+		}, matchNone},
+		{"a label that is not a string makes HashOf drop every label", func(md map[string]any) {
+			md["labels"].(map[string]any)["example.com/count"] = int64(3)
+		}, matchNone},
+		{"an annotation that is not a string makes HashOf drop every annotation", func(md map[string]any) {
+			annotations(md)["example.com/count"] = true
+		}, matchNone},
+		{"labels that are not a map", func(md map[string]any) { md["labels"] = "x" }, matchNone},
+		{"another name", func(md map[string]any) { md["name"] = "other" }, matchNone},
+	}
+	for _, target := range render.Targets() {
+		res, err := render.Render(render.Input{Plan: samplePlan(nil), Now: now, Target: target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range tests {
+			t.Run(string(target)+"/"+tt.name, func(t *testing.T) {
+				for i, want := range res.Objects() {
+					live := served(want, i)
+					tt.change(live.Object["metadata"].(map[string]any))
+					got := matchRendered(live, want)
+					h, err := render.HashOf(live)
+					agrees := err == nil && h == annotationOf(want, render.AnnotationRenderHash)
+					if got >= matchHashed && !agrees {
+						t.Errorf("%s: match %d, but HashOf gives %s (err %v), not the annotation", describe(live), got, h, err)
+					}
+					if got != tt.want {
+						t.Errorf("%s: match %d, want %d", describe(live), got, tt.want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// annotations returns the annotation map of metadata md, making it.
+func annotations(md map[string]any) map[string]any {
+	a, _ := md["annotations"].(map[string]any)
+	if a == nil {
+		a = map[string]any{}
+		md["annotations"] = a
+	}
+	return a
+}
+
+// TestHashedMetadataIsWhatHashOfCovers keeps hashedLabels and
+// hashedAnnotations in step with render.HashOf: changing one of them
+// changes the hash of every rendered object, changing any other label or
+// annotation an object carries does not.
+func TestHashedMetadataIsWhatHashOfCovers(t *testing.T) {
+	for _, target := range render.Targets() {
+		res, err := render.Render(render.Input{Plan: samplePlan(nil), Now: now, Target: target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range res.Objects() {
+			before, err := render.HashOf(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, field := range []struct {
+				name   string
+				hashed []string
+			}{{"labels", hashedLabels}, {"annotations", hashedAnnotations}} {
+				m, _ := o.Object["metadata"].(map[string]any)[field.name].(map[string]any)
+				keys := append([]string{"example.com/other"}, field.hashed...)
+				for k := range m {
+					keys = append(keys, k)
+				}
+				for _, k := range keys {
+					c := o.DeepCopy()
+					md := c.Object["metadata"].(map[string]any)
+					if md[field.name] == nil {
+						md[field.name] = map[string]any{}
+					}
+					md[field.name].(map[string]any)[k] = "changed-value"
+					after, err := render.HashOf(c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if changed, hashed := after != before, slices.Contains(field.hashed, k); changed != hashed {
+						t.Errorf("%s: setting %s %q changes the hash: %v; in the hashed list: %v", describe(o), field.name, k, changed, hashed)
+					}
+				}
+			}
+		}
 	}
 }

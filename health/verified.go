@@ -2,8 +2,6 @@ package health
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/telark/protectionplans/render"
 )
 
 // Verified remembers which live objects a check found ok: by uid, the
@@ -45,15 +43,9 @@ func (d *diff) verified() Verified {
 		return d.in.Verified // nothing changed
 	}
 	m := make(map[string]verifiedAt, len(d.objs))
-	for _, o := range d.objs {
-		if o.state != StateOK {
-			continue
-		}
-		md := metadataOf(o.live)
-		uid, _ := md["uid"].(string)
-		rv, _ := md["resourceVersion"].(string)
-		if uid != "" && rv != "" {
-			m[uid] = verifiedAt{rv, annotationOf(o.want, render.AnnotationRenderHash)}
+	for i := range d.objs {
+		if o := &d.objs[i]; o.state == StateOK && o.uid != "" && o.resourceVersion != "" {
+			m[o.uid] = verifiedAt{o.resourceVersion, o.renderHash}
 		}
 	}
 	return Verified{m: m}
