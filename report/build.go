@@ -83,6 +83,7 @@ func Build(in Input) (Report, error) {
 		Timeline:      Timeline{Events: events, Dropped: p.Status.TimelineDropped, Phases: phases},
 		Health:        health,
 		Violations:    vs,
+		BreakGlass:    buildBreakGlass(p, in.Violations, in.Policies, from, runEnd),
 	}
 	if r.ID == "" {
 		r.ID = DefaultID(p.Name, in.Trigger, now)

@@ -77,6 +77,10 @@ type htmlView struct {
 	Events     []eventRow
 	Unhealthy  []unhealthyRow
 	HealthText string
+	// Grants and GrantWrites are the break-glass section; none without
+	// grants in the run.
+	Grants      []grantLine
+	GrantWrites [][5]string
 	// ViolationRows is the body of the violations table, up to
 	// MaxViolations rows, escaped by violationRows.
 	ViolationRows template.HTML
@@ -248,6 +252,7 @@ func newHTMLView(r Report) htmlView {
 	for _, u := range r.Health.Unhealthy {
 		v.Unhealthy = append(v.Unhealthy, unhealthyRow{fmtTime(u.Start), fmtTime(u.End), fmtSeconds(u.Seconds), orNone(u.Reason), u.Message})
 	}
+	v.Grants, v.GrantWrites = grantLines(r.BreakGlass), grantWriteLines(r.BreakGlass)
 	v.ViolationRows = violationRows(r.Violations.Items)
 	if r.Violations.Truncated {
 		v.Truncation = "Truncated: " + plural(r.Violations.Dropped, "older violation was", "older violations were") +

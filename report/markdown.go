@@ -19,6 +19,7 @@ func writeMarkdown(w io.Writer, r Report) error {
 	m.policies(r)
 	m.timeline(r)
 	m.health(r)
+	m.breakGlass(r)
 	m.violations(r)
 	m.line("")
 	m.line("---")

@@ -55,6 +55,9 @@ type Report struct {
 	Health Health `json:"health"`
 	// Violations are the admission decisions the plan's policies recorded.
 	Violations Violations `json:"violations"`
+	// BreakGlass are the run's break-glass grants and the writes made
+	// under them; absent when the run had none.
+	BreakGlass *BreakGlass `json:"breakGlass,omitempty"`
 	// Summary are the figures a reader looks at first.
 	Summary Summary `json:"summary"`
 }
