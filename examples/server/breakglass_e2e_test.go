@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,9 @@ import (
 
 	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/overview"
+	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/report"
 )
 
 // TestE2E_BreakGlass: on each target, an enforcing plan refuses carol's
@@ -181,4 +184,28 @@ func breakGlassOn(ctx context.Context, t *testing.T, env *harness.Env, c client.
 		stderr, err := scaleAs("dave")
 		return err == nil, fmt.Sprintf("err=%v %s", err, stderr)
 	})
+
+	// The final report lists the grant, and carol's write under it (vap:
+	// a note that such writes reach only the API server's audit log).
+	var rep report.Report
+	waitFor(ctx, t, "the final report with the grant", func() (bool, string) {
+		code, body := api.do("GET", "/api/v1/plans/"+id+"/reports?trigger=cancel", "victor", "")
+		var l reportList
+		json.Unmarshal(body, &l)
+		if code != 200 || len(l.Items) != 1 {
+			return false, fmt.Sprintf("%d %s", code, body)
+		}
+		code, body = api.do("GET", l.Items[0].Downloads[string(report.JSON)], "victor", "")
+		return code == 200 && json.Unmarshal(body, &rep) == nil, fmt.Sprintf("%d %.500s", code, body)
+	})
+	switch bg := rep.BreakGlass; {
+	case bg == nil || len(bg.Grants) != 1 || bg.Grants[0].ID != id+"-g1" || bg.Grants[0].State != plan.GrantExpired:
+		t.Errorf("the final report's break-glass section: %+v", bg)
+	case target == render.TargetVAP && (len(bg.Grants[0].Writes) != 0 || bg.Note == ""):
+		t.Errorf("vap: the report lists writes or says nothing of them: %+v", bg)
+	case target != render.TargetVAP && !slices.ContainsFunc(bg.Grants[0].Writes, func(w report.GrantWrite) bool { return w.Requester == "carol" }):
+		t.Errorf("the report lists no write of carol under her grant: %+v", bg.Grants[0])
+	default:
+		t.Logf("%s: the final report lists grant %s (%s) with %d writes", target, bg.Grants[0].ID, bg.Grants[0].State, len(bg.Grants[0].Writes))
+	}
 }
