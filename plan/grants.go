@@ -196,19 +196,20 @@ func ValidateBreakGlass(b *BreakGlass, fld *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(fld.Child("maxDuration"), d.Duration.String(),
 			fmt.Sprintf("must be from 1m to %s", MaxMaxGrantDuration)))
 	}
-	errs = append(errs, validateRequesterSet(RequesterSet{Groups: b.SelfGrantGroups}, fld)...)
-	// validateRequesterSet names the list "groups": say selfGrantGroups.
-	for _, e := range errs {
-		e.Field = renameList(e.Field, fld.Child("groups").String(), fld.Child("selfGrantGroups").String())
+	p := fld.Child("selfGrantGroups")
+	if len(b.SelfGrantGroups) > MaxRequesters {
+		return append(errs, field.TooMany(p, len(b.SelfGrantGroups), MaxRequesters))
+	}
+	for i, g := range b.SelfGrantGroups {
+		if e := validateGroupName(g, p.Index(i)); len(e) > 0 {
+			errs = append(errs, e...)
+			continue
+		}
+		if j := slices.Index(b.SelfGrantGroups[:i], g); j >= 0 {
+			errs = append(errs, listedTwice(p.Index(i), g, p.Index(j)))
+		}
 	}
 	return errs
-}
-
-func renameList(path, from, to string) string {
-	if len(path) >= len(from) && path[:len(from)] == from {
-		return to + path[len(from):]
-	}
-	return path
 }
 
 // ValidateGrantRequest checks what a grant request gives: its users (user
@@ -237,7 +238,7 @@ func ValidateGrantRequest(users []string, reason string, d time.Duration, max ti
 		}
 	}
 	switch {
-	case len(trimSpaceRunes(reason)) == 0:
+	case strings.TrimSpace(reason) == "":
 		errs = append(errs, field.Required(fld.Child("reason"), "say why: the incident, the change it needs"))
 	default:
 		if hasControlBut(reason, "\n\t") {
@@ -251,8 +252,6 @@ func ValidateGrantRequest(users []string, reason string, d time.Duration, max ti
 	}
 	return errs
 }
-
-func trimSpaceRunes(s string) string { return strings.TrimSpace(s) }
 
 // hasControlBut reports a control character other than those in allowed.
 func hasControlBut(s, allowed string) bool {
