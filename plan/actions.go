@@ -20,9 +20,10 @@ import (
 // automatic, except in Production, where Create refuses it (400): the
 // approval package must have derived required.
 //
-// The status the client sent is discarded. Conditions: Ready, Approved, and
-// PoliciesHealthy Unknown until the health check runs. Timeline: Created,
-// and ApprovalRequested when approval is required.
+// The status the client sent is discarded. Conditions: Ready, Approved,
+// PoliciesHealthy Unknown until the health check runs, and Reconciling and
+// Stalled (every lifecycle step sets them; see ConditionReconciling).
+// Timeline: Created, and ApprovalRequested when approval is required.
 func Create(p *ProtectionPlan, actor string, now time.Time) (Result, error) {
 	if p.Status.Phase != "" {
 		return Result{}, refuse("create", p, http.StatusConflict, nil,

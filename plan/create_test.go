@@ -46,6 +46,8 @@ func TestCreate(t *testing.T) {
 				ConditionReady:           {metav1.ConditionTrue, "Scheduled"},
 				ConditionApproved:        {metav1.ConditionTrue, "NotRequired"},
 				ConditionPoliciesHealthy: {metav1.ConditionUnknown, "NotChecked"},
+				ConditionReconciling:     {metav1.ConditionFalse, "Scheduled"},
+				ConditionStalled:         {metav1.ConditionFalse, "Scheduled"},
 			},
 		},
 		"an automatic plan created inside its window is active and has started": {
@@ -56,6 +58,8 @@ func TestCreate(t *testing.T) {
 				ConditionReady:           {metav1.ConditionTrue, "Active"},
 				ConditionApproved:        {metav1.ConditionTrue, "NotRequired"},
 				ConditionPoliciesHealthy: {metav1.ConditionUnknown, "NotChecked"},
+				ConditionReconciling:     {metav1.ConditionFalse, "Active"},
+				ConditionStalled:         {metav1.ConditionFalse, "Active"},
 			},
 		},
 		"a plan created after its window is terminated (Validate refuses it first)": {
@@ -66,6 +70,8 @@ func TestCreate(t *testing.T) {
 				ConditionReady:           {metav1.ConditionTrue, "Terminated"},
 				ConditionApproved:        {metav1.ConditionTrue, "NotRequired"},
 				ConditionPoliciesHealthy: {metav1.ConditionUnknown, "NotChecked"},
+				ConditionReconciling:     {metav1.ConditionFalse, "Terminated"},
+				ConditionStalled:         {metav1.ConditionFalse, "Terminated"},
 			},
 		},
 		"a plan that requires approval waits for it, with its creator as proposer": {
@@ -76,6 +82,8 @@ func TestCreate(t *testing.T) {
 				ConditionReady:           {metav1.ConditionFalse, "PendingApproval"},
 				ConditionApproved:        {metav1.ConditionFalse, "Pending"},
 				ConditionPoliciesHealthy: {metav1.ConditionUnknown, "NotChecked"},
+				ConditionReconciling:     {metav1.ConditionFalse, "PendingApproval"},
+				ConditionStalled:         {metav1.ConditionFalse, "PendingApproval"},
 			},
 			proposers: []string{"alice"},
 		},
@@ -87,6 +95,8 @@ func TestCreate(t *testing.T) {
 				ConditionReady:           {metav1.ConditionTrue, "Scheduled"},
 				ConditionApproved:        {metav1.ConditionTrue, "NotRequired"},
 				ConditionPoliciesHealthy: {metav1.ConditionUnknown, "NotChecked"},
+				ConditionReconciling:     {metav1.ConditionFalse, "Scheduled"},
+				ConditionStalled:         {metav1.ConditionFalse, "Scheduled"},
 			},
 		},
 	}

@@ -181,7 +181,7 @@ func TestCRD_NamesScopeVersionAndPrinterColumns(t *testing.T) {
 		cols = append(cols, c.Name+" "+c.Type+" "+c.JSONPath)
 	}
 	want := []string{
-		"Name string .spec.name",
+		"Title string .spec.name",
 		"Phase string .status.phase",
 		"Mode string .spec.mode",
 		"Window string .status.window",

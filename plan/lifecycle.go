@@ -149,6 +149,7 @@ func (c *change) result() Result {
 		st.FinalReport = &FinalReportStatus{Trigger: trig, RunEndedAt: metav1.NewTime(c.now)}
 	}
 	SetCondition(c.p, ApprovedCondition(c.p), c.now)
+	c.setGitOpsConditions()
 	r := Result{Plan: c.p, Events: c.events}
 	if st.NextEdge != nil {
 		t := st.NextEdge.Time

@@ -20,7 +20,7 @@ import (
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=pp;pplan,categories=telark
-// +kubebuilder:printcolumn:name="Name",type=string,JSONPath=`.spec.name`
+// +kubebuilder:printcolumn:name="Title",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
 // +kubebuilder:printcolumn:name="Window",type=string,JSONPath=`.status.window`
@@ -51,11 +51,13 @@ type Spec struct {
 	// among plans ignoring case and surrounding spaces.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="!self.contains('{{') && !self.contains('}}')",message="spec.name must not contain {{ or }}"
 	Name string `json:"name"`
 
 	// Description says why the freeze exists. At most 512 characters.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="!self.contains('{{') && !self.contains('}}')",message="spec.description must not contain {{ or }}"
 	Description string `json:"description,omitempty"`
 
 	// Scope selects what is frozen: applications or namespaces, never both.
@@ -86,6 +88,7 @@ type Spec struct {
 	Templates []TemplateRef `json:"templates"`
 
 	// Window says when the plan is active.
+	// +kubebuilder:validation:XValidation:rule="!has(self.startAt) || !has(self.endAt) || self.startAt < self.endAt",message="spec.window.endAt must be after spec.window.startAt",fieldPath=".endAt"
 	Window window.Spec `json:"window"`
 
 	// Mode is audit (admit and record) or enforce (refuse).
@@ -94,6 +97,7 @@ type Spec struct {
 	// ApprovalMode is derived when the plan is created or duplicated and
 	// never changes afterwards.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.approvalMode cannot change once set; duplicate the plan to get a new one"
 	ApprovalMode ApprovalMode `json:"approvalMode,omitempty"`
 
 	// Environment is at most one environment category, e.g. Production.
@@ -109,7 +113,14 @@ type Spec struct {
 
 // Scope is a list of applications or a list of namespaces. Exactly one of
 // the two is set, and which one cannot change after creation.
+//
+// The CRD checks both with CEL, as Validate and ValidateUpdate do: an
+// empty list counts as unset, and a change from or to a scope that has no
+// type (an object written before the rule) is not refused.
+//
 // +kubebuilder:object:generate=true
+// +kubebuilder:validation:XValidation:rule="(has(self.applications) && size(self.applications) > 0) != (has(self.namespaces) && size(self.namespaces) > 0)",message="spec.scope must set exactly one of applications or namespaces"
+// +kubebuilder:validation:XValidation:rule="(has(oldSelf.applications) && size(oldSelf.applications) > 0) == (has(oldSelf.namespaces) && size(oldSelf.namespaces) > 0) || (has(self.applications) && size(self.applications) > 0) == (has(self.namespaces) && size(self.namespaces) > 0) || (has(oldSelf.applications) && size(oldSelf.applications) > 0) == (has(self.applications) && size(self.applications) > 0)",message="spec.scope: the scope type (applications or namespaces) cannot change after creation; create a new plan instead"
 type Scope struct {
 	// Applications are resolved by the embedder (see ApplicationResolver)
 	// into namespaces, a label selector and member resources.
@@ -351,7 +362,8 @@ type Status struct {
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 
-	// Conditions are Ready, Approved and PoliciesHealthy.
+	// Conditions are Ready, Approved and PoliciesHealthy, and Reconciling
+	// and Stalled in the kstatus convention (see ConditionReconciling).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
