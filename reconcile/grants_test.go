@@ -14,6 +14,7 @@ import (
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
+	"github.com/telark/protectionplans/window"
 )
 
 var oncall = approval.Caller{Username: "erin", Groups: []string{"platform-oncall"}, Roles: []approval.Role{approval.Owner()}}
@@ -326,4 +327,45 @@ func mentions(objs []*unstructured.Unstructured, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestDecide_GrantEndingWithTheRun: a grant cut at the end of its window
+// interval ends with the run; the next night's activation does not record
+// it as expired (its users were taken out with everything else).
+func TestDecide_GrantEndingWithTheRun(t *testing.T) {
+	w := newWorld("shop")
+	p := freeze("nightly", "shop")
+	p.Spec.Window = window.Spec{Type: window.Recurring, TimeZone: "UTC",
+		Schedules: []window.Schedule{{Cron: "0 22 * * *", Duration: "2h"}}}
+	night := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
+	res, err := plan.Create(p, "olivia", night.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.add(res.Plan)
+	w.passPlan("nightly", night)
+	req, err := reconcile.RequestGrant(reconcile.GrantRequest{ActionInput: reconcile.ActionInput{Plan: w.plans["nightly"], Caller: carl, Now: night.Add(30 * time.Minute)},
+		Reason: "INC-1", Duration: 4 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := reconcile.ApproveGrant(reconcile.GrantDecision{ActionInput: reconcile.ActionInput{Plan: req.Plan, Caller: oscar, Now: night.Add(30 * time.Minute)}, Grant: "nightly-g1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := ok.Plan.Status.Grants[0]; !g.ExpiresAt.Time.Equal(night.Add(2 * time.Hour)) {
+		t.Fatalf("the grant expires %s, want at the window's end", g.ExpiresAt)
+	}
+	w.plans["nightly"] = ok.Plan
+	w.passPlan("nightly", night.Add(31*time.Minute))
+	w.passPlan("nightly", night.Add(2*time.Hour))  // the run ends with the grant
+	w.passPlan("nightly", night.Add(24*time.Hour)) // the next night
+	for _, ev := range w.plans["nightly"].Status.Timeline {
+		if ev.Type == plan.EventGrantExpired {
+			t.Errorf("the next night records the grant as expired: %+v", ev)
+		}
+	}
+	if mentions(w.live("nightly"), "carl") {
+		t.Error("the next night's policies exempt carl")
+	}
 }
