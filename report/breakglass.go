@@ -149,14 +149,7 @@ func grantWriteLines(b *BreakGlass) [][5]string {
 	var out [][5]string
 	for _, g := range b.Grants {
 		for _, w := range g.Writes {
-			res := w.Resource.Kind + " " + w.Resource.Name
-			if w.Resource.Namespace != "" {
-				res = w.Resource.Kind + " " + w.Resource.Namespace + "/" + w.Resource.Name
-			}
-			if w.Resource.Subresource != "" {
-				res += " (" + w.Resource.Subresource + ")"
-			}
-			out = append(out, [5]string{g.ID, fmtTime(w.At), w.Requester, res, w.Message})
+			out = append(out, [5]string{g.ID, fmtTime(w.At), w.Requester, resourceLabel(w.Resource), w.Message})
 		}
 	}
 	return out

@@ -151,20 +151,8 @@ func violationRows(items []violations.Violation) template.HTML {
 			b.WriteString(`<td><span class="pill audited">○ audited</span></td>`)
 		}
 		// resourceLabel, piece by piece
-		r := &x.Resource
 		open("")
-		text(r.Kind)
-		b.WriteByte(' ')
-		if r.Namespace != "" {
-			text(r.Namespace)
-			b.WriteByte('/')
-		}
-		text(r.Name)
-		if r.Subresource != "" {
-			b.WriteString(" (")
-			text(r.Subresource)
-			b.WriteByte(')')
-		}
+		writeResource(&x.Resource, text)
 		b.WriteString("</td>")
 		// policyLabel, piece by piece
 		open("")

@@ -121,19 +121,7 @@ func (t *markTip) write(b *strings.Builder, text func(string)) {
 			continue
 		}
 		b.WriteByte('\n')
-		r := &v.Resource
-		text(r.Kind)
-		b.WriteByte(' ')
-		if r.Namespace != "" {
-			text(r.Namespace)
-			b.WriteByte('/')
-		}
-		text(r.Name)
-		if r.Subresource != "" {
-			b.WriteString(" (")
-			text(r.Subresource)
-			b.WriteByte(')')
-		}
+		writeResource(&v.Resource, text)
 		b.WriteString(": ")
 		text(v.Message)
 	}

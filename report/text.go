@@ -82,17 +82,25 @@ func phaseLabel(p plan.Phase) string {
 func resourceLabel(r violations.Resource) string {
 	var b strings.Builder
 	b.Grow(len(r.Kind) + len(r.Namespace) + len(r.Name) + len(r.Subresource) + 4)
-	b.WriteString(r.Kind)
-	b.WriteByte(' ')
-	if r.Namespace != "" {
-		b.WriteString(r.Namespace)
-		b.WriteByte('/')
-	}
-	b.WriteString(r.Name)
-	if r.Subresource != "" {
-		b.WriteString(" (" + r.Subresource + ")")
-	}
+	writeResource(&r, func(s string) { b.WriteString(s) })
 	return b.String()
+}
+
+// writeResource writes the resource label piece by piece through write,
+// which may escape each piece (the separators need no escaping).
+func writeResource(r *violations.Resource, write func(string)) {
+	write(r.Kind)
+	write(" ")
+	if r.Namespace != "" {
+		write(r.Namespace)
+		write("/")
+	}
+	write(r.Name)
+	if r.Subresource != "" {
+		write(" (")
+		write(r.Subresource)
+		write(")")
+	}
 }
 
 // policyLabel writes a violation's policy and rule: "shop/p · rule".
