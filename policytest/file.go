@@ -60,25 +60,32 @@ func IsTestFile(name string) bool {
 	return false
 }
 
-// LoadDir finds the test files under dir in fsys (IsTestFile, every
-// level, in lexical order) and loads each. A directory without one is an
-// error, so that a typo in a CI path fails instead of testing nothing.
-func LoadDir(fsys fs.FS, dir string) ([]Suite, error) {
+// Files are the test files under dir in fsys (IsTestFile, every level,
+// in lexical order). A directory without one is a *LoadError, so that a
+// typo in a CI path fails instead of testing nothing.
+func Files(fsys fs.FS, dir string) ([]string, error) {
 	var names []string
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && IsTestFile(d.Name()) {
+		if err == nil && !d.IsDir() && IsTestFile(d.Name()) {
 			names = append(names, p)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	if len(names) == 0 {
 		return nil, &LoadError{File: dir, Err: errors.New("no test file (*_test.yaml, *_test.yml or *_test.json) in this directory")}
+	}
+	return names, nil
+}
+
+// LoadDir loads every test file under dir (Files). The error joins the
+// files' errors; the suites of the others are returned with it.
+func LoadDir(fsys fs.FS, dir string) ([]Suite, error) {
+	names, err := Files(fsys, dir)
+	if err != nil {
+		return nil, err
 	}
 	var suites []Suite
 	var errs []error

@@ -98,12 +98,15 @@ func planError(d planDoc, err error) error {
 	return failedf("%s: %v (%d)", d, err, plan.CodeOf(err))
 }
 
-func problemLines(ps []plan.Problem) string {
+func problemLines(ps []plan.Problem) string { return joinProblems(ps, "; ") }
+
+// joinProblems writes each problem with its field and code, sep between.
+func joinProblems(ps []plan.Problem, sep string) string {
 	lines := make([]string, len(ps))
 	for i, p := range ps {
 		lines[i] = p.String()
 	}
-	return strings.Join(lines, "; ")
+	return strings.Join(lines, sep)
 }
 
 // targetFlags are --target and --compact: what render renders, and whose

@@ -131,18 +131,13 @@ func loadTests(paths []string) ([]testRun, error) {
 			runs = append(runs, loadTest(p, name))
 			continue
 		}
-		var files []string
-		err = fs.WalkDir(rootFS{}, name, func(f string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && policytest.IsTestFile(d.Name()) {
-				files = append(files, f)
-			}
-			return err
-		})
+		files, err := policytest.Files(rootFS{}, name)
 		if err != nil {
+			var le *policytest.LoadError
+			if errors.As(err, &le) {
+				err = fmt.Errorf("%s: %w", p, le.Err)
+			}
 			return nil, usageErrorf("%v", err)
-		}
-		if len(files) == 0 {
-			return nil, usageErrorf("%s: no test file (*_test.yaml, *_test.yml or *_test.json) in this directory", p)
 		}
 		for _, f := range files {
 			rel, _ := filepath.Rel(abs, "/"+f)
@@ -172,11 +167,7 @@ func loadTest(display, name string) testRun {
 // per line, with their fields.
 func errorLines(err error) string {
 	if ps := plan.ProblemsOf(err); len(ps) > 1 || len(ps) == 1 && ps[0].Field != "" {
-		lines := make([]string, len(ps))
-		for i, p := range ps {
-			lines[i] = p.String()
-		}
-		return strings.Join(lines, "\n")
+		return joinProblems(ps, "\n")
 	}
 	return err.Error()
 }
