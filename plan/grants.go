@@ -119,6 +119,20 @@ func (g Grant) State(now time.Time) GrantState {
 	return GrantExpired
 }
 
+// End is when the grant stops (or stopped) being in force: its expiry,
+// or its revoke when that came first; zero while it has neither (a
+// request not granted nor withdrawn).
+func (g Grant) End() time.Time {
+	var end time.Time
+	if g.ExpiresAt != nil {
+		end = g.ExpiresAt.Time
+	}
+	if g.RevokedAt != nil && (end.IsZero() || g.RevokedAt.Time.Before(end)) {
+		end = g.RevokedAt.Time
+	}
+	return end
+}
+
 // GrantsInForce are the plan's grants in force at now.
 func GrantsInForce(p *ProtectionPlan, now time.Time) []Grant {
 	var out []Grant

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/violations"
@@ -25,20 +23,11 @@ type BreakGlass struct {
 	Note string `json:"note,omitempty"`
 }
 
-// GrantRecord is one grant and the writes made under it.
+// GrantRecord is one grant as the plan's status holds it, its state at the
+// end of the run, and the writes made under it.
 type GrantRecord struct {
-	ID          string          `json:"id"`
-	Users       []string        `json:"users"`
-	Reason      string          `json:"reason"`
-	RequestedBy string          `json:"requestedBy"`
-	RequestedAt time.Time       `json:"requestedAt"`
-	GrantedBy   string          `json:"grantedBy,omitempty"`
-	GrantedAt   *time.Time      `json:"grantedAt,omitempty"`
-	ExpiresAt   *time.Time      `json:"expiresAt,omitempty"`
-	SelfGranted bool            `json:"selfGranted,omitempty"`
-	RevokedBy   string          `json:"revokedBy,omitempty"`
-	RevokedAt   *time.Time      `json:"revokedAt,omitempty"`
-	State       plan.GrantState `json:"state"`
+	plan.Grant
+	State plan.GrantState `json:"state"`
 	// Writes are the violations the exempt record policy recorded for
 	// the grant's users while it was in force, oldest first.
 	Writes []GrantWrite `json:"writes"`
@@ -58,14 +47,11 @@ type GrantWrite struct {
 func buildBreakGlass(p *plan.ProtectionPlan, vs []violations.Violation, policies []PolicyInfo, from, runEnd time.Time) *BreakGlass {
 	var b BreakGlass
 	for _, g := range p.Status.Grants {
-		end := grantEnd(g)
+		end := g.End()
 		if g.RequestedAt.After(runEnd) || (!end.IsZero() && end.Before(from)) {
 			continue
 		}
-		rec := GrantRecord{ID: g.ID, Users: slices.Clone(g.Users), Reason: g.Reason, RequestedBy: g.RequestedBy,
-			RequestedAt: g.RequestedAt.UTC(), GrantedBy: g.GrantedBy, SelfGranted: g.SelfGranted, RevokedBy: g.RevokedBy,
-			State: g.State(runEnd), Writes: []GrantWrite{}}
-		rec.GrantedAt, rec.ExpiresAt, rec.RevokedAt = utcPtr(g.GrantedAt), utcPtr(g.ExpiresAt), utcPtr(g.RevokedAt)
+		rec := GrantRecord{Grant: *g.DeepCopy(), State: g.State(runEnd), Writes: []GrantWrite{}}
 		if g.GrantedAt != nil {
 			for _, v := range vs {
 				if v.Template != render.ExemptTemplate || !slices.Contains(g.Users, v.Requester) ||
@@ -87,27 +73,6 @@ func buildBreakGlass(p *plan.ProtectionPlan, vs []violations.Violation, policies
 	return &b
 }
 
-// grantEnd is when a grant stopped being in force (or would have); zero
-// while it has no end (a request not granted nor withdrawn).
-func grantEnd(g plan.Grant) time.Time {
-	var end time.Time
-	if g.ExpiresAt != nil {
-		end = g.ExpiresAt.Time
-	}
-	if g.RevokedAt != nil && (end.IsZero() || g.RevokedAt.Time.Before(end)) {
-		end = g.RevokedAt.Time
-	}
-	return end
-}
-
-func utcPtr(t *metav1.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
 // grantLine is a grant in words, for the HTML and Markdown reports.
 type grantLine struct {
 	ID, Users, Reason, Requested, Granted, Ended, State, Writes string
@@ -121,19 +86,19 @@ func grantLines(b *BreakGlass) []grantLine {
 	var out []grantLine
 	for _, g := range b.Grants {
 		l := grantLine{ID: g.ID, Users: strings.Join(g.Users, ", "), Reason: g.Reason,
-			Requested: g.RequestedBy + ", " + fmtTime(g.RequestedAt), State: strings.ReplaceAll(string(g.State), "_", " "),
+			Requested: g.RequestedBy + ", " + fmtTime(g.RequestedAt.Time), State: strings.ReplaceAll(string(g.State), "_", " "),
 			Granted: "—", Ended: "—", Writes: plural(int64(len(g.Writes)), "write", "writes")}
 		if g.GrantedAt != nil {
-			l.Granted = g.GrantedBy + ", " + fmtTime(*g.GrantedAt)
+			l.Granted = g.GrantedBy + ", " + fmtTime(g.GrantedAt.Time)
 			if g.SelfGranted {
 				l.Granted += " (self-granted)"
 			}
 		}
 		switch {
-		case g.RevokedAt != nil && (g.ExpiresAt == nil || g.RevokedAt.Before(*g.ExpiresAt)):
-			l.Ended = "revoked by " + g.RevokedBy + ", " + fmtTime(*g.RevokedAt)
+		case g.RevokedAt != nil && g.End().Equal(g.RevokedAt.Time):
+			l.Ended = "revoked by " + g.RevokedBy + ", " + fmtTime(g.RevokedAt.Time)
 		case g.ExpiresAt != nil:
-			l.Ended = "expires " + fmtTime(*g.ExpiresAt)
+			l.Ended = "expires " + fmtTime(g.ExpiresAt.Time)
 		}
 		out = append(out, l)
 	}
