@@ -106,7 +106,7 @@ func ApproveGrant(in GrantDecision) (plan.Result, error) {
 		return plan.Result{}, &GrantStateError{Grant: g.ID, State: st, Action: "grant"}
 	}
 	self := g.RequestedBy == in.Caller.Username || slices.Contains(g.Users, in.Caller.Username)
-	if self && !inAny(in.Caller.Groups, selfGrantGroups(in.Plan)) {
+	if self && !selfGranters(in.Plan).Matches(in.Caller.Username, in.Caller.Groups) {
 		return plan.Result{}, &approval.ForbiddenError{Username: in.Caller.Username, Action: approval.ActionBreakGlassGrant,
 			Reason: "a break-glass grant needs a second person: the requester (or a user it exempts) may not grant it, unless the plan's spec.breakGlass.selfGrantGroups names one of his groups"}
 	}
@@ -202,15 +202,13 @@ func findGrant(p *plan.ProtectionPlan, id string) (int, error) {
 	return i, nil
 }
 
-func selfGrantGroups(p *plan.ProtectionPlan) []string {
+// selfGranters are the requesters who may grant their own requests: the
+// members of spec.breakGlass.selfGrantGroups.
+func selfGranters(p *plan.ProtectionPlan) plan.RequesterSet {
 	if p.Spec.BreakGlass == nil {
-		return nil
+		return plan.RequesterSet{}
 	}
-	return p.Spec.BreakGlass.SelfGrantGroups
-}
-
-func inAny(groups, allowed []string) bool {
-	return slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(allowed, g) })
+	return plan.RequesterSet{Groups: p.Spec.BreakGlass.SelfGrantGroups}
 }
 
 // roomForUsers refuses a request that would take the users the plan
