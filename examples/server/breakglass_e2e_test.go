@@ -12,10 +12,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/examples/e2e/harness"
@@ -43,9 +39,7 @@ func TestE2E_BreakGlass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "telark-system"}}); err != nil {
-		t.Fatal(err)
-	}
+	createNamespace(ctx, t, c, "telark-system")
 	reportsDir := filepath.Join(t.TempDir(), "reports")
 	api := startServerE2E(ctx, t, c, reportsDir)
 
@@ -56,19 +50,7 @@ func TestE2E_BreakGlass(t *testing.T) {
 
 func breakGlassOn(ctx context.Context, t *testing.T, env *harness.Env, c client.Client, api *apiClient, reportsDir string, target render.Target) {
 	ns, id := "bg-"+string(target), "bg-"+string(target)
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	web := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1),
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}}}},
-	}
-	if err := c.Create(ctx, web); err != nil {
-		t.Fatal(err)
-	}
+	createWeb(ctx, t, c, ns)
 
 	// The operator with this target, until this subtest ends.
 	startOperatorE2E(ctx, t, env, reportsDir, target, 5*time.Second)

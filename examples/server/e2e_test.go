@@ -50,21 +50,8 @@ func TestE2E_CreateRefuseFeedCancelReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ns := range []string{"shop", "telark-system"} {
-		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	web := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
-		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1),
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}}}},
-	}
-	if err := c.Create(ctx, web); err != nil {
-		t.Fatal(err)
-	}
+	createNamespace(ctx, t, c, "telark-system")
+	createWeb(ctx, t, c, "shop")
 
 	// The operator, in process: a 1 s tick, checkpoints every 10 s; the
 	// server on loopback.
@@ -215,6 +202,29 @@ func startServerE2E(ctx context.Context, t *testing.T, c client.Client, reportsD
 	t.Cleanup(srvStop)
 	go Serve(srvCtx, ln, srv)
 	return &apiClient{t: t, base: "http://" + ln.Addr().String()}
+}
+
+func createNamespace(ctx context.Context, t *testing.T, c client.Client, ns string) {
+	t.Helper()
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createWeb creates namespace ns and a one-replica Deployment web in it.
+func createWeb(ctx context.Context, t *testing.T, c client.Client, ns string) {
+	t.Helper()
+	createNamespace(ctx, t, c, ns)
+	web := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}}}},
+	}
+	if err := c.Create(ctx, web); err != nil {
+		t.Fatal(err)
+	}
 }
 
 type apiClient struct {
