@@ -42,7 +42,42 @@ func Describe(spec Spec) string {
 	default:
 		s = fmt.Sprintf("window of unknown type %q", spec.Type)
 	}
+	if len(spec.Except) > 0 {
+		parts := make([]string, 0, len(spec.Except))
+		for _, e := range spec.Except {
+			parts = append(parts, describeException(e, zoneName))
+		}
+		s += ", except " + list(parts)
+	}
+	if spec.Freeze == FreezeOutside {
+		s = "frozen outside: " + s
+	}
 	return s + note
+}
+
+// describeException renders one exception: "on 2026-12-24", "from A to B
+// zone", a schedule as describeSchedule does, or "the calendar in
+// ConfigMap holidays, key de.ics". Times are read in the window's zone.
+func describeException(e Exception, zoneName string) string {
+	loc, _, _ := describeZone(zoneName)
+	var parts []string
+	if e.Date != "" {
+		parts = append(parts, "on "+e.Date)
+	}
+	if e.StartAt != nil || e.EndAt != nil {
+		parts = append(parts, strings.TrimPrefix(describePeriod(e.StartAt, e.EndAt, loc, zoneName), ", "))
+	}
+	if e.Schedule != nil {
+		parts = append(parts, describeSchedule(*e.Schedule, zoneName))
+	}
+	if e.Calendar != nil {
+		r := e.Calendar.ConfigMapKeyRef
+		parts = append(parts, fmt.Sprintf("the calendar in ConfigMap %q, key %q", r.Name, r.Key))
+	}
+	if len(parts) == 0 {
+		return "an empty exception"
+	}
+	return strings.Join(parts, " and ")
 }
 
 func describeZone(name string) (loc *time.Location, label, note string) {

@@ -21,6 +21,7 @@ type options struct {
 	fldPath    *field.Path
 	lookAround time.Duration
 	loc        *time.Location // replaces the zone timeZone names (tests only)
+	calendars  map[ConfigMapKeyRef][]Interval
 }
 
 func defaultOptions() options {
@@ -59,4 +60,19 @@ func WithLookAround(d time.Duration) Option {
 // system's).
 func withLocation(loc *time.Location) Option {
 	return func(o *options) { o.loc = loc }
+}
+
+// WithCalendar gives Parse the occurrences of the calendar at ref: every
+// exception of the window that names ref subtracts them. The window reads
+// no files: the embedder reads the calendar (a ConfigMap's key) and
+// expands its events (package calendar) into exact intervals, over the
+// range its queries need. A calendar exception Parse is given nothing for
+// subtracts nothing; Calendars lists what a window names.
+func WithCalendar(ref ConfigMapKeyRef, occurrences []Interval) Option {
+	return func(o *options) {
+		if o.calendars == nil {
+			o.calendars = map[ConfigMapKeyRef][]Interval{}
+		}
+		o.calendars[ref] = append(o.calendars[ref], occurrences...)
+	}
 }

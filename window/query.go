@@ -12,10 +12,11 @@ func (w *Window) Active(t time.Time) bool {
 	if w.hasEnd && !t.Before(w.end) {
 		return false
 	}
-	if w.rec == nil {
-		return true
+	in := w.rec == nil || w.rec.active(t.Unix(), int64(t.Nanosecond()))
+	if in && w.exc != nil && w.exc.covers(t) {
+		in = false
 	}
-	return w.rec.active(t.Unix(), int64(t.Nanosecond()))
+	return in != w.outside
 }
 
 // NextEdge returns the first instant strictly after t at which Active
@@ -30,6 +31,13 @@ func (w *Window) Active(t time.Time) bool {
 // it. Ended tells these cases apart. It allocates nothing, and searches a
 // day's occurrences rather than scanning them.
 func (w *Window) NextEdge(t time.Time) (time.Time, bool) {
+	if w.shaped() {
+		e, ok := w.shapedNextEdge(t)
+		if !ok {
+			return time.Time{}, false
+		}
+		return e.In(w.loc), true
+	}
 	if w.rec == nil {
 		switch {
 		case w.hasStart && t.Before(w.start):
@@ -79,6 +87,11 @@ func (w *Window) Containing(t time.Time) (Interval, bool) {
 	}
 	var iv Interval
 	switch {
+	case w.shaped():
+		var ok bool
+		if iv, ok = w.shapedContaining(t); !ok {
+			return Interval{}, false
+		}
 	case w.rec != nil:
 		var ok bool
 		if iv, ok = w.rec.containing(t, w.look); !ok {
@@ -115,6 +128,12 @@ func (w *Window) Occurrences(from, to time.Time) []Interval {
 	}
 	var out []Interval
 	switch {
+	case w.shaped():
+		for _, iv := range w.known(from.Add(-w.look), to.Add(w.look)) {
+			if iv.Start.Before(to) && iv.End.After(from) {
+				out = append(out, iv)
+			}
+		}
 	case w.rec != nil:
 		out = w.rec.occurrences(from, to, w.look)
 		for i := range out {
@@ -142,7 +161,7 @@ func (w *Window) Ended(t time.Time) bool {
 		return true
 	case w.rec == nil:
 		return false
-	case !w.rec.canFire:
+	case !w.rec.canFire && !w.outside:
 		return true
 	case !w.hasEnd || w.Active(t):
 		return false

@@ -28,7 +28,10 @@ var knownTypes = []Type{Permanent, TimeRange, Recurring}
 // (the zone is timeZone). Each duration is Go syntax ("8h", "90m"),
 // greater than zero and at most 168h. timeZone, when set, is an IANA name
 // that time.LoadLocation knows; "Local" is refused because it depends on
-// the machine.
+// the machine. freeze is during (default) or outside, and outside only for
+// a recurring window. Each entry of except is exactly one of a date
+// (YYYY-MM-DD), startAt and endAt (endAt after startAt), a schedule (as
+// above) or a calendar (a ConfigMap name and key); at most 500 entries.
 func Validate(spec Spec, fldPath *field.Path) field.ErrorList {
 	_, errs := check(&spec, fldPath)
 	return errs
@@ -37,9 +40,10 @@ func Validate(spec Spec, fldPath *field.Path) field.ErrorList {
 // checked is what check learned while validating: Parse compiles from it
 // rather than parsing everything twice.
 type checked struct {
-	loc   *time.Location
-	crons []*cron.SpecSchedule
-	durs  []time.Duration
+	loc    *time.Location
+	crons  []*cron.SpecSchedule
+	durs   []time.Duration
+	except checkedExcept
 }
 
 func check(spec *Spec, fldPath *field.Path) (checked, field.ErrorList) {
@@ -69,7 +73,10 @@ func check(spec *Spec, fldPath *field.Path) (checked, field.ErrorList) {
 	default:
 		errs = append(errs, field.NotSupported(typePath, string(spec.Type), knownTypes))
 	}
-	return c, errs
+	errs = append(errs, checkFreeze(spec, fldPath)...)
+	var eerrs field.ErrorList
+	c.except, eerrs = checkExcept(spec.Except, fldPath)
+	return c, append(errs, eerrs...)
 }
 
 // forbid refuses the fields a permanent (endAt, schedules) or time_range

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"slices"
 	"time"
 )
 
@@ -16,7 +17,9 @@ type Window struct {
 	hasStart bool
 	hasEnd   bool
 	look     time.Duration
-	rec      *recurring // nil unless the window is recurring
+	rec      *recurring  // nil unless the window is recurring
+	outside  bool        // an allow window: frozen outside the intervals
+	exc      *exceptions // nil without exceptions
 }
 
 // Interval is a half-open interval [Start, End) during which a window is
@@ -66,6 +69,10 @@ func Parse(spec Spec, opts ...Option) (*Window, error) {
 		}
 		w.rec = compileRecurring(newZone(c.loc), scheds)
 	}
+	w.outside = spec.Freeze == FreezeOutside
+	if len(spec.Except) > 0 {
+		w.exc = compileExceptions(c.except, c.loc, o.calendars)
+	}
 	return w, nil
 }
 
@@ -80,6 +87,22 @@ func (w *Window) LookAround() time.Duration { return w.look }
 
 // Spec returns a copy of the spec the window was compiled from.
 func (w *Window) Spec() Spec { return *w.spec.DeepCopy() }
+
+// Calendars returns the calendars the window's exceptions name, in order,
+// each once: what an embedder reads and passes to Parse (WithCalendar).
+func (w *Window) Calendars() []ConfigMapKeyRef { return Calendars(w.spec) }
+
+// Calendars returns the calendars spec's exceptions name, in order, each
+// once.
+func Calendars(spec Spec) []ConfigMapKeyRef {
+	var out []ConfigMapKeyRef
+	for _, e := range spec.Except {
+		if e.Calendar != nil && !slices.Contains(out, e.Calendar.ConfigMapKeyRef) {
+			out = append(out, e.Calendar.ConfigMapKeyRef)
+		}
+	}
+	return out
+}
 
 // Describe returns a short human description, as the package function
 // Describe does.

@@ -136,6 +136,16 @@ var admittedCases = map[string]change{
 		spec["tags"], spec["environment"] = tags(20), "Production"
 	},
 	"a plan that requires approval": withMode("required"),
+	"an allow window with every kind of exception": func(spec map[string]any) {
+		spec["window"] = map[string]any{"type": "recurring", "freeze": "outside",
+			"schedules": []any{map[string]any{"cron": "0 10 * * 2,4", "duration": "2h"}},
+			"except": []any{
+				map[string]any{"date": "2026-12-24"},
+				map[string]any{"startAt": "2026-12-30T10:00:00Z", "endAt": "2026-12-30T11:00:00Z"},
+				map[string]any{"schedule": map[string]any{"cron": "0 11 * * 4", "duration": "30m"}},
+				map[string]any{"calendar": map[string]any{"configMapKeyRef": map[string]any{"name": "holidays", "key": "de.ics"}}},
+			}}
+	},
 }
 
 // refusedCase is a plan breaking one rule, and what the error must name:
@@ -149,6 +159,25 @@ type refusedCase struct {
 }
 
 var refusedCases = map[string]refusedCase{
+	"a time_range window frozen outside": {
+		change: func(spec map[string]any) { window(spec)["freeze"] = "outside" },
+		want:   []string{"spec.window.freeze", "only a recurring window can be an allow window"}},
+	"an exception with both a date and a schedule": {
+		change: func(spec map[string]any) {
+			window(spec)["except"] = []any{map[string]any{"date": "2026-12-24"},
+				map[string]any{"date": "2026-12-25", "schedule": map[string]any{"cron": "0 11 * * 4", "duration": "30m"}}}
+		},
+		want: []string{"spec.window.except[1]", "an exception must set exactly one of date, startAt and endAt, schedule, calendar"}},
+	"an exception with startAt only": {
+		change: func(spec map[string]any) {
+			window(spec)["except"] = []any{map[string]any{"startAt": "2026-12-24T00:00:00Z"}}
+		},
+		want: []string{"spec.window.except[0]", "an interval exception needs both startAt and endAt"}},
+	"an exception that ends before it starts": {
+		change: func(spec map[string]any) {
+			window(spec)["except"] = []any{map[string]any{"startAt": "2026-12-24T00:00:00Z", "endAt": "2026-12-23T00:00:00Z"}}
+		},
+		want: []string{"spec.window.except[0].endAt", "an exception's endAt must be after its startAt"}},
 	"a scope with both applications and namespaces": {
 		change: func(spec map[string]any) {
 			spec["scope"] = map[string]any{"applications": []any{"checkout"}, "namespaces": []any{"shop"}}
