@@ -99,3 +99,54 @@ func ExampleDescribe() {
 	// Output:
 	// every Monday to Friday at 22:00 America/New_York for 8h; every Sunday at 00:00 America/New_York for 24h
 }
+
+// An allow window: changes only Tuesday and Thursday 10:00-12:00 in
+// Berlin, frozen outside, and frozen on Christmas Eve (an exception closes
+// the allowed time it covers).
+func ExampleSpec_allow() {
+	w, err := window.Parse(window.Spec{
+		Type:      window.Recurring,
+		TimeZone:  "Europe/Berlin",
+		Schedules: []window.Schedule{{Cron: "0 10 * * 2,4", Duration: "2h"}},
+		Freeze:    window.FreezeOutside,
+		Except:    []window.Exception{{Date: "2026-12-24"}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	berlin := w.Location()
+	fmt.Println(w.Describe())
+	for _, at := range []time.Time{
+		time.Date(2026, 12, 22, 11, 0, 0, 0, berlin), // Tuesday, inside
+		time.Date(2026, 12, 22, 13, 0, 0, 0, berlin), // Tuesday, outside
+		time.Date(2026, 12, 24, 11, 0, 0, 0, berlin), // Thursday, Christmas Eve
+	} {
+		fmt.Println(at.Format("Mon 15:04"), "frozen:", w.Active(at))
+	}
+	// Output:
+	// frozen outside: every Tuesday and Thursday at 10:00 Europe/Berlin for 2h, except on 2026-12-24
+	// Tue 11:00 frozen: false
+	// Tue 13:00 frozen: true
+	// Thu 11:00 frozen: true
+}
+
+// A nightly freeze lifted on a holiday: the date is read in the window's
+// zone, and the night before ends at its midnight.
+func ExampleException_date() {
+	w, _ := window.Parse(window.Spec{
+		Type:      window.Recurring,
+		TimeZone:  "America/New_York",
+		Schedules: []window.Schedule{{Cron: "0 22 * * *", Duration: "8h"}},
+		Except:    []window.Exception{{Date: "2026-07-04"}},
+	})
+	ny := w.Location()
+	eve := time.Date(2026, 7, 3, 23, 0, 0, 0, ny)
+	next, _ := w.NextEdge(eve)
+	fmt.Println("July 3, 23:00 frozen:", w.Active(eve), "until", next.Format("Jan 2 15:04"))
+	fmt.Println("July 4, 23:00 frozen:", w.Active(eve.AddDate(0, 0, 1)))
+	fmt.Println("July 5, 23:00 frozen:", w.Active(eve.AddDate(0, 0, 2)))
+	// Output:
+	// July 3, 23:00 frozen: true until Jul 4 00:00
+	// July 4, 23:00 frozen: false
+	// July 5, 23:00 frozen: true
+}

@@ -1,0 +1,69 @@
+package window_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/telark/protectionplans/window"
+)
+
+// twentyDates returns 20 exception dates spread over 2026, as a holiday
+// list is.
+func twentyDates() []window.Exception {
+	var out []window.Exception
+	for i := range 20 {
+		out = append(out, window.Exception{Date: time.Date(2026, 1, 1+18*i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)})
+	}
+	return out
+}
+
+// shapedWindows returns, per zone, the benchmark's 50 schedules with 20
+// exception dates, and the same as an allow window.
+func shapedWindows(tb testing.TB, fx *benchFixture) (except, allowed []*window.Window) {
+	for _, z := range benchZones {
+		spec := window.Spec{Type: window.Recurring, TimeZone: z, Schedules: fx.scheds, Except: twentyDates()}
+		except = append(except, mustParse(tb, spec))
+		spec.Freeze = window.FreezeOutside
+		allowed = append(allowed, mustParse(tb, spec))
+	}
+	return except, allowed
+}
+
+// BenchmarkActiveShapes: "plain" is today's Active on the 50 schedules,
+// the in-run baseline; "20 dates" the same schedules with 20 exception
+// dates; "allow, 20 dates" the same as an allow window. The goal is
+// within 2x of plain.
+func BenchmarkActiveShapes(b *testing.B) {
+	fx := newBenchFixture(b)
+	except, allowed := shapedWindows(b, fx)
+	for _, c := range []struct {
+		name string
+		ws   []*window.Window
+	}{{"plain", fx.windows}, {"20 dates", except}, {"allow, 20 dates", allowed}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				z, t := fx.call(i)
+				sinkBool = c.ws[z].Active(t)
+			}
+		})
+	}
+}
+
+// TestActiveShapesAllocs: Active on a window with exceptions, or an allow
+// window, allocates nothing either.
+func TestActiveShapesAllocs(t *testing.T) {
+	fx := newBenchFixture(t)
+	except, allowed := shapedWindows(t, fx)
+	sched := exceptSchedule(recurring("Europe/Berlin", "0 22 * * *", "8h"), "30 2 * * *", "1h")
+	ws := append(append(except, allowed...), mustParse(t, sched))
+	i := 0
+	allocs := testing.AllocsPerRun(20000, func() {
+		_, at := fx.call(i)
+		sinkBool = ws[i%len(ws)].Active(at)
+		i++
+	})
+	if allocs != 0 {
+		t.Fatalf("Active allocates %v times per call, want 0", allocs)
+	}
+}
