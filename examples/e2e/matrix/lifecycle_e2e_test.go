@@ -35,6 +35,8 @@ func testLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("window edges: nothing before the start, refused inside, every policy removed at the end", testWindowEdges)
+	t.Run("an allow window admits a change inside it and refuses it once it has closed", testAllowWindow)
+	t.Run("a holiday exception admits a change on the holiday and refuses it the day after", testHolidayException)
 	t.Run("cancel removes the policies at once and writes the cancel report", testCancel)
 	t.Run("a required approval deploys nothing until approved", testApproval)
 	t.Run("a namespace that does not exist fails the plan, retried until it exists", testFailureRetried)
