@@ -40,8 +40,10 @@ import (
 //
 // A window that cannot be parsed fails the plan (reason InvalidWindow).
 // Tick is idempotent: ticking twice at the same instant appends no event
-// the second time.
-func Tick(p *ProtectionPlan, now time.Time) Result {
+// the second time. opts reach window.Parse: the embedder passes the
+// occurrences of the calendars the window names there
+// (window.WithCalendar; package reconcile does).
+func Tick(p *ProtectionPlan, now time.Time, opts ...window.Option) Result {
 	c := begin(p, now)
 	st := &c.p.Status
 	switch {
@@ -57,7 +59,7 @@ func Tick(p *ProtectionPlan, now time.Time) Result {
 		c.cancel("", "rejected by "+st.LastDecision.DecidedBy)
 		return c.result()
 	}
-	w, err := window.Parse(c.p.Spec.Window)
+	w, err := window.Parse(c.p.Spec.Window, opts...)
 	if err != nil {
 		c.fail(ReasonInvalidWindow, err.Error())
 		return c.result()

@@ -140,8 +140,10 @@ func (d *pass) lifecycle() bool {
 				return false
 			}
 		}
-		res := plan.Tick(d.stored, d.in.Now)
+		cals := resolveCalendars(d.stored.Spec.Window, d.in.Calendars, d.in.Now)
+		res := plan.Tick(d.stored, d.in.Now, cals.opts...)
 		d.p, d.events = res.Plan, res.Events
+		d.out.Events = append(d.out.Events, cals.note(d.p, d.in.Now)...)
 		if validated {
 			d.p.Status.ValidatedGeneration = d.stored.Generation
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
+	"github.com/telark/protectionplans/window"
 )
 
 // Settings are how the embedder runs.
@@ -93,4 +94,9 @@ type Input struct {
 	// Carried is what carrying out the Actions of a first Decide on the
 	// same input did; nil on the first call.
 	Carried *Carried
+	// Calendars are the calendars the plan's window names
+	// (window.Calendars), as the embedder read them: the ICS text of each
+	// ConfigMap key. A reference without an entry was not found. See
+	// ConditionCalendars for what a missing or unreadable one does.
+	Calendars map[window.ConfigMapKeyRef][]byte
 }

@@ -32,6 +32,9 @@ type world struct {
 	files    map[string][]string // plan ID -> file names
 	ledgers  map[string]violations.Ledger
 	events   []string // "<plan> <severity> <reason>: <note>"
+	// calendars are the ConfigMap keys holding calendars, as the
+	// embedder reads them for every plan.
+	calendars map[window.ConfigMapKeyRef][]byte
 
 	writes int // policy writes and status writes
 	// fail, when set, answers a policy write instead of the cluster.
@@ -155,7 +158,7 @@ func (w *world) ids() []string {
 
 func (w *world) input(id string, now time.Time) reconcile.Input {
 	in := reconcile.Input{Plan: w.plans[id].DeepCopy(), Record: w.records[id], Live: w.live(id),
-		Cluster: &w.cluster, Now: now, Settings: w.settings}
+		Cluster: &w.cluster, Now: now, Settings: w.settings, Calendars: w.calendars}
 	if s := w.samples[id]; len(s) > 0 {
 		in.LastSample = &s[len(s)-1]
 	}
