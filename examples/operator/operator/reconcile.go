@@ -156,8 +156,12 @@ func refusedErr(f *reconcile.Failure) error {
 func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionPlan, c *reconcile.Cluster,
 	live []*unstructured.Unstructured, now time.Time) reconcile.Output {
 	log := r.log.WithValues("plan", stored.Name)
+	cals, err := r.kube.Calendars(ctx, stored.Spec.Window)
+	if err != nil { // what could not be read is missing: the freeze holds (reconcile.ConditionCalendars)
+		r.fail("list", err, "reading the plan's calendars", "plan", stored.Name)
+	}
 	in := reconcile.Input{Plan: stored, Live: live, Cluster: c, Now: now, Settings: r.settings(),
-		Record: r.record(stored.Name), LastSample: r.lastSample(stored.Name)}
+		Record: r.record(stored.Name), LastSample: r.lastSample(stored.Name), Calendars: cals}
 	out := reconcile.Decide(in)
 	if out.Spec != nil { // a plan applied with kubectl, completed first
 		if err := r.c.Update(ctx, out.Spec); err != nil {
