@@ -55,6 +55,7 @@ func TestSamplePlans_DecodeValidateAndCreate(t *testing.T) {
 		"nightly-image-freeze.yaml": {PhaseScheduled, "every day at 22:00 Europe/Berlin for 8h"},
 		"holiday-freeze.yaml":       {PhaseScheduled, "on 24 December at 18:00 Europe/Berlin for 60h"},
 		"production-release.yaml":   {PhasePendingApproval, "every Monday to Friday at 09:00 Europe/Berlin for 10h"},
+		"maintenance-windows.yaml":  {PhaseActive, `frozen outside: every Tuesday and Thursday at 10:00 Europe/Berlin for 2h, except on 2026-12-24 and the calendar in ConfigMap "holidays", key "de.ics"`},
 	}
 	files, err := filepath.Glob("../examples/plans/*.yaml")
 	if err != nil {
@@ -64,7 +65,7 @@ func TestSamplePlans_DecodeValidateAndCreate(t *testing.T) {
 	for _, f := range files {
 		names = append(names, filepath.Base(f))
 	}
-	if diff := cmp.Diff([]string{"holiday-freeze.yaml", "nightly-image-freeze.yaml", "production-release.yaml"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"holiday-freeze.yaml", "maintenance-windows.yaml", "nightly-image-freeze.yaml", "production-release.yaml"}, names); diff != "" {
 		t.Fatalf("sample files (-want +got):\n%s", diff)
 	}
 	for _, f := range files {
