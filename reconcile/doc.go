@@ -52,6 +52,15 @@
 // (on whichever replica leads), which finds the report under the same ID
 // and does not write it twice when it is whole.
 //
+// # Calendars
+//
+// A window's calendar exceptions (except: calendar) name ConfigMap keys;
+// the embedder reads them (the example operator: in its release namespace)
+// into Input.Calendars, and Decide expands each over the look-around of
+// Now and passes the occurrences to plan.Tick. A calendar that is missing
+// or cannot be read never lifts a freeze (ConditionCalendars says why and
+// what it does instead); a Warning event marks the pass it became so.
+//
 // # Plans applied with kubectl
 //
 // A plan without a status has never been through a server. Decide derives

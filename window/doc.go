@@ -1,6 +1,8 @@
 // Package window owns the time windows of protection plans: permanent, a
 // time range, or recurring (cron schedules with durations in an IANA zone,
-// optionally within a validity period). It answers, as pure functions of an
+// optionally within a validity period), with exceptions that subtract
+// from them and, for recurring windows, the choice to freeze outside them
+// (an allow window). It answers, as pure functions of an
 // instant passed in, whether a window is active, when it next changes (the
 // operator's timer), the interval around an instant and the intervals in a
 // range. It reads no clock, does no I/O and starts no goroutines; a Window
@@ -22,6 +24,30 @@
 // 8h on the night clocks go back in Europe/Berlin ends at 05:00. A recurring
 // window's startAt and endAt bound a validity period: the window is the
 // occurrences cut to [startAt, endAt).
+//
+// # Allow windows and exceptions
+//
+// Except lists exceptions that subtract from the intervals the schedules
+// (or the range) describe: a date (the whole local day in the window's
+// zone, from the first instant that reads it to the first that reads the
+// next: 23 or 25 hours on a transition day, and a day whose midnight is
+// skipped starts at the transition), an exact interval, a schedule (read
+// as the window's are) or a calendar, whose occurrences the embedder
+// passes to Parse (WithCalendar): the window reads no files. Freeze
+// outside (an allow window) then makes the window active outside what
+// remains, within the validity period; it is refused on permanent and
+// time_range windows, which have no sensible outside (a field error on
+// freeze). An exception therefore lifts a freeze and closes an allow
+// window.
+//
+// Active combines point tests: in the raw occurrences (the day plans
+// below), in an exception (a binary search in the sorted exact intervals,
+// and the exception schedules' own day plans), in the validity period;
+// it allocates nothing. The other queries of such a window work on
+// interval lists over the look-around: the raw intervals cut to it, minus
+// the exceptions that meet it, complemented inside the validity period for
+// an allow window (shaped.go). Edges inside the look-around are exact;
+// a side at its bound is open, for permanent and time_range windows too.
 //
 // Active is exact at any instant. The other recurring queries look back and
 // ahead by 14 days (WithLookAround): an interval reaching further is
