@@ -94,6 +94,46 @@ func FuzzQueries(f *testing.F) {
 	})
 }
 
+// FuzzShapedQueries: an allow window or a window with exceptions (a date
+// near the instant, a schedule), in one of the fuzzZones, queried at an
+// instant from 1970 to 2100, agrees with the pointwise reference.
+func FuzzShapedQueries(f *testing.F) {
+	f.Add(uint8(1), "0 22 * * *", uint16(480), false, int8(0), "30 2 * * *", uint16(60), int64(1861916400))
+	f.Add(uint8(5), "0 0 * * *", uint16(1440), true, int8(1), "", uint16(0), int64(1793602800))
+	f.Add(uint8(6), "0 9 * * 1-5", uint16(480), true, int8(-1), "0 12 * * *", uint16(60), int64(1775350800))
+	f.Add(uint8(7), "0 23 * * *", uint16(120), false, int8(0), "", uint16(0), int64(1325332800)) // Apia skips Dec 30 2011
+	f.Fuzz(func(t *testing.T, zi uint8, cron1 string, min1 uint16, outside bool, day int8, cron2 string, min2 uint16, at int64) {
+		const look = 12 * time.Hour
+		zone := fuzzZones[int(zi)%len(fuzzZones)]
+		lo, hi := time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(2100, 12, 31, 0, 0, 0, 0, time.UTC).Unix()
+		p := time.Unix(lo+mod(at, hi-lo), 0).UTC()
+		spec := window.Spec{Type: window.Recurring, TimeZone: zone,
+			Schedules: []window.Schedule{{Cron: cron1, Duration: (time.Duration(min1%1440+1) * time.Minute).String()}}}
+		if outside {
+			spec.Freeze = window.FreezeOutside
+		}
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Except = []window.Exception{{Date: p.In(loc).AddDate(0, 0, int(day%3)).Format(time.DateOnly)}}
+		if cron2 != "" {
+			spec.Except = append(spec.Except, window.Exception{Schedule: &window.Schedule{Cron: cron2, Duration: (time.Duration(min2%1440+1) * time.Minute).String()}})
+		}
+		w, err := window.Parse(spec, window.WithLookAround(look))
+		if err != nil {
+			return // FuzzParse checks refusals
+		}
+		margin := 2*look + 4*24*time.Hour
+		from, to := p.Add(-margin), p.Add(margin)
+		r := newShapedRefFrom(t, spec, loc, readingsIn(loc, from, to), from, to)
+		mustFinish(t, time.Second, "window queries", func() {
+			checkProbe(t, w, r, p, look)
+			checkRange(t, w, r, p.Add(-look/2), p.Add(look/2), look)
+		})
+	})
+}
+
 func mod(a, n int64) int64 {
 	if m := a % n; m >= 0 {
 		return m

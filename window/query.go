@@ -4,7 +4,9 @@ import "time"
 
 // Active reports whether the window is active at t: starts are inclusive,
 // ends exclusive. It is exact at any t (a recurring window looks back by its
-// longest duration only) and allocates nothing.
+// longest duration only; a calendar's exceptions are known where the
+// embedder expanded it) and allocates nothing: in an exception, in the
+// occurrences and in the validity period are point tests.
 func (w *Window) Active(t time.Time) bool {
 	if w.hasStart && t.Before(w.start) {
 		return false
@@ -29,7 +31,10 @@ func (w *Window) Active(t time.Time) bool {
 // lies further than the look-ahead from t (or from startAt, when t is
 // before it): nothing starts within it, or the current interval lasts past
 // it. Ended tells these cases apart. It allocates nothing, and searches a
-// day's occurrences rather than scanning them.
+// day's occurrences rather than scanning them. A window with exceptions
+// or an allow window works on the interval lists of its look-around
+// instead (it allocates), and bounds the edges of every type by the
+// look-ahead.
 func (w *Window) NextEdge(t time.Time) (time.Time, bool) {
 	if w.shaped() {
 		e, ok := w.shapedNextEdge(t)

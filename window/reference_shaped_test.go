@@ -55,7 +55,11 @@ func newShapedRef(tb testing.TB, spec window.Spec) ref {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rs := readings(tb, spec.TimeZone)
+	return newShapedRefFrom(tb, spec, loc, readings(tb, spec.TimeZone), refFrom, refTo)
+}
+
+// newShapedRefFrom is newShapedRef over the readings rs of [from, to).
+func newShapedRefFrom(tb testing.TB, spec window.Spec, loc *time.Location, rs []reading, from, to time.Time) ref {
 	raw := spec
 	raw.StartAt, raw.EndAt, raw.Except, raw.Freeze = nil, nil, nil, ""
 	base := refPart(newRefFrom(tb, raw, rs).runs)
@@ -71,7 +75,7 @@ func newShapedRef(tb testing.TB, spec window.Spec) ref {
 			excs = append(excs, refPart(newRefFrom(tb, es, rs).runs))
 		}
 	}
-	edges := []time.Time{refFrom, refTo}
+	edges := []time.Time{from, to}
 	for _, p := range append([]refPart{base}, excs...) {
 		for _, r := range p {
 			edges = append(edges, r.start, r.end)
