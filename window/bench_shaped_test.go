@@ -1,6 +1,8 @@
 package window_test
 
 import (
+	"flag"
+	"slices"
 	"testing"
 	"time"
 
@@ -65,5 +67,42 @@ func TestActiveShapesAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("Active allocates %v times per call, want 0", allocs)
+	}
+}
+
+var shapesRatio = flag.Bool("shapes-ratio", false, "measure Active with 20 exception dates against plain Active and require at most 2x")
+
+// TestActiveShapesRatio (go test -run TestActiveShapesRatio
+// -shapes-ratio) measures plain Active and Active with 20 exception dates
+// (and as an allow window) back to back, five rounds, so that a busy
+// machine slows both alike, and prints the ratios' min/median/max. The
+// goal is a median within 2x.
+func TestActiveShapesRatio(t *testing.T) {
+	if !*shapesRatio {
+		t.Skip("pass -shapes-ratio to measure")
+	}
+	fx := newBenchFixture(t)
+	except, allowed := shapedWindows(t, fx)
+	measure := func(ws []*window.Window) float64 {
+		r := testing.Benchmark(func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				z, at := fx.call(i)
+				sinkBool = ws[z].Active(at)
+			}
+		})
+		return float64(r.T.Nanoseconds()) / float64(r.N)
+	}
+	var dates, allows []float64
+	for round := range 5 {
+		p, d, a := measure(fx.windows), measure(except), measure(allowed)
+		t.Logf("round %d: plain %.0f ns/op, 20 dates %.0f ns/op (%.2fx), allow with 20 dates %.0f ns/op (%.2fx)", round+1, p, d, d/p, a, a/p)
+		dates, allows = append(dates, d/p), append(allows, a/p)
+	}
+	slices.Sort(dates)
+	slices.Sort(allows)
+	t.Logf("20 dates / plain: min %.2fx, median %.2fx, max %.2fx", dates[0], dates[2], dates[4])
+	t.Logf("allow, 20 dates / plain: min %.2fx, median %.2fx, max %.2fx", allows[0], allows[2], allows[4])
+	if dates[2] > 2 || allows[2] > 2 {
+		t.Errorf("median ratios %.2fx and %.2fx, want at most 2x", dates[2], allows[2])
 	}
 }
