@@ -134,7 +134,7 @@ func TestOutput_Names(t *testing.T) {
 	}{
 		"validate names the valid plans as kubectl does": {
 			[]string{"validate", "-f", "../plans", "-o", "name", "--now", "2026-11-01"}, 0,
-			"protectionplan.telark.io/holiday-freeze\nprotectionplan.telark.io/nightly-image-freeze\nprotectionplan.telark.io/production-release\n"},
+			"protectionplan.telark.io/holiday-freeze\nprotectionplan.telark.io/maintenance-windows\nprotectionplan.telark.io/nightly-image-freeze\nprotectionplan.telark.io/production-release\n"},
 		"templates names the templates": {
 			[]string{"templates", "-o", "name"}, 0,
 			"create\ndelete\nimage-change\nscaling\nconfigmap-edits\nsecret-edits\nstorage\nrollout-restart\nall-writes\n"},
@@ -205,7 +205,7 @@ func TestSamples_ValidToday(t *testing.T) {
 	if code := a.run([]string{"validate", "-f", "../plans", "--cluster", cluster}); code != 0 {
 		t.Errorf("exit status %d at %s:\n%s%s", code, time.Now().Format(time.RFC3339), out.String(), errb.String())
 	}
-	if n := strings.Count(out.String(), ": valid\n"); n != 3 {
+	if n := strings.Count(out.String(), ": valid\n"); n != 4 {
 		t.Errorf("%d valid samples:\n%s", n, out.String())
 	}
 }
