@@ -3,11 +3,13 @@ module github.com/telark/protectionplans
 go 1.26.2
 
 require (
+	github.com/arran4/golang-ical v0.3.4
 	github.com/google/cel-go v0.30.0
 	github.com/google/go-cmp v0.7.0
 	github.com/kyverno/api v0.0.1-alpha.3.0.20260723090831-fb2785727f98
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/stretchr/testify v1.11.1
+	github.com/teambition/rrule-go v1.8.2
 	golang.org/x/net v0.49.0
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3

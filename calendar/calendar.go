@@ -1,25 +1,3 @@
-// Package calendar writes a protection plan's window as an iCalendar file
-// (RFC 5545) that calendar apps import: one event per interval of a
-// window.Listing. It reads no clock (the stamp of the events is passed
-// in), does no I/O beyond the io.Writer it is given, and starts no
-// goroutine.
-//
-//	l := w.List(from, time.Time{})            // the intervals to publish
-//	cal := calendar.ForPlan(p, l, now)        // the events
-//	err := cal.Encode(out)                    // the .ics stream
-//
-// What matters for calendar apps, and is tested:
-//
-//   - lines end with CRLF and are folded at 75 octets (a CRLF and a space;
-//     never inside a UTF-8 sequence);
-//   - TEXT values escape backslash, semicolon, comma and line breaks, and
-//     drop other control characters, so a plan's name or description can
-//     never start a property or an event of its own;
-//   - UIDs are "<plan ID>-<start as Unix seconds>@protectionplans.telark.io",
-//     the same on every run for the same plan and interval, so importing
-//     the file again updates the events instead of doubling them;
-//   - DTSTAMP is the instant given; DTSTART and DTEND are UTC ("Z" form),
-//     which every calendar app reads without a VTIMEZONE.
 package calendar
 
 import (
