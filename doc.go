@@ -31,7 +31,11 @@
 //     actions offered to a caller, its approval, a health refresh, a page
 //     of its feed).
 //   - problem: what an API answers for an error, decided by its type.
-//   - calendar: a plan's window intervals as an RFC 5545 iCalendar.
+//   - calendar: a plan's window intervals as an RFC 5545 iCalendar, and
+//     the occurrences of an iCalendar's events in a range (Import: holidays
+//     and release calendars for exceptions).
+//   - lint: the mistakes in plans' schedules, as findings with a severity,
+//     a stable code, the fields and the instants (protectctl lint).
 //   - plan/plantest: a serializable cluster for tests (and protectctl's
 //     --cluster file) that fills a plan.ValidationEnv.
 //   - policytest: declarative tests of plans: requests at instants and

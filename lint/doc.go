@@ -1,0 +1,39 @@
+// Package lint finds the mistakes in protection plans' schedules that
+// nobody sees until the night: two plans frozen at once on the same
+// namespaces or applications, a schedule that adds nothing, a cron that
+// never fires, a start in an hour the clocks skip, a freeze that never
+// ends, a window that has already ended. It is pure: plans and the
+// instant in, findings out; no clock, no I/O.
+//
+//	findings := lint.Lint(plans, now)
+//	for _, f := range findings { fmt.Println(f.Severity, f.Code, f.Message) }
+//	failed := lint.Errors(findings) // protectctl lint exits 1
+//
+// Each Finding has a Severity (error, warning, info), a stable Code, the
+// plans and field paths concerned, the instants concerned and a message
+// that says what to do. Findings come most severe first.
+//
+// # What it looks for
+//
+//	Code                 Severity        When
+//	InvalidWindow        error           the window does not parse (one finding per field)
+//	WindowEnded          error           the window has ended for good at now
+//	CronNeverFires       error           a cron matches no day ("0 0 31 2 *")
+//	PlansOverlap         warning / info  two plans of the same scope type are active at once on
+//	                                     shared namespaces or applications: a warning when they
+//	                                     share a template, info otherwise
+//	ScheduleShadowed     warning         every occurrence of a schedule falls inside an occurrence
+//	                                     of another schedule of the same window
+//	StartInSkippedHour   warning         a schedule starts at a local time the clocks skip
+//	StartInRepeatedHour  info            a schedule starts at a local time that occurs twice
+//	WindowNeverEnds      warning         a recurring window's occurrences chain without a gap past
+//	                                     the horizon
+//
+// The findings about time hold within a horizon (a year by default,
+// WithHorizon): the windows are asked, through the window package's own
+// queries (Occurrences, Ended), for their intervals from now to the
+// horizon, with the horizon as their look-around, so that every shape the
+// window package knows is linted as it behaves. Plans scoped by
+// applications are compared with plans scoped by applications only:
+// which namespaces an application lives in is the embedder's to resolve.
+package lint
