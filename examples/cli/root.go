@@ -142,7 +142,9 @@ func (a *app) newRoot() *cobra.Command {
 validates a plan file, renders the policies the plan would have in the
 cluster at an instant, lists its window's intervals (and exports them as
 iCalendar), explains whether a change would be blocked, builds a report
-from a violations ledger, and lists the template catalog. -f takes files,
+from a violations ledger, lists the template catalog, runs declarative
+tests of plans, and lints plans' schedules together (overlaps, crons that
+never fire, DST, freezes that never end). -f takes files,
 directories and multi-document YAML streams; every document is a plan.
 
 Exit status: 0 when valid, rendered or admitted; 1 when the plan is
@@ -169,6 +171,7 @@ invalid, or explain finds that a rule applies (blocked or recorded);
 		a.templatesCmd(),
 		a.versionCmd(),
 		a.testCmd(),
+		a.lintCmd(),
 	)
 	return root
 }
