@@ -2,8 +2,9 @@
 // validates a plan file, renders the policies it would have in the cluster
 // at an instant, lists its window's intervals (and writes them as an
 // iCalendar file), explains whether a change would be blocked, lists
-// the template catalog, and lints plans' schedules together (lint). It embeds the library as any user would: the
-// library computes, protectctl reads files and writes the answers.
+// the template catalog, and lints plans' schedules together (lint). It
+// embeds the library as any user would: the library computes, protectctl
+// reads files and writes the answers.
 //
 //	protectctl render -f plans/holiday-freeze.yaml --now 2026-12-25T12:00:00+01:00
 //
