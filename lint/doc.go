@@ -26,14 +26,22 @@
 //	                                     of another schedule of the same window
 //	StartInSkippedHour   warning         a schedule starts at a local time the clocks skip
 //	StartInRepeatedHour  info            a schedule starts at a local time that occurs twice
-//	WindowNeverEnds      warning         a recurring window's occurrences chain without a gap past
-//	                                     the horizon
+//	WindowNeverEnds      warning         a recurring window is frozen without a break for longer than
+//	                                     the horizon: occurrences that chain without a gap, or an
+//	                                     allow window that does not open
+//	CalendarUnreadable   error           a calendar an exception names cannot be read
+//	CalendarNotGiven     info            a calendar an exception names was not given (WithCalendars)
 //
 // The findings about time hold within a horizon (a year by default,
 // WithHorizon): the windows are asked, through the window package's own
 // queries (Occurrences, Ended), for their intervals from now to the
 // horizon, with the horizon as their look-around, so that every shape the
-// window package knows is linted as it behaves. Plans scoped by
+// window package knows is linted as it behaves: an allow window (freeze:
+// outside) in the time it freezes, exceptions subtracted, the calendars
+// given with WithCalendars read by calendar.Import as the operator reads
+// them. A schedule is also compiled alone, without the window's freeze
+// and exceptions, to compare it with the others and with the zone's
+// changes. Plans scoped by
 // applications are compared with plans scoped by applications only:
 // which namespaces an application lives in is the embedder's to resolve.
 package lint

@@ -112,9 +112,13 @@ func (c *checker) dst(id string, w *window.Window, s *sched) {
 	}
 	zone := w.Location().String()
 	if len(skipped) > 0 {
+		effect := "the freeze is missing that night"
+		if spec.Freeze == window.FreezeOutside {
+			effect = "the allow window does not open then, and changes stay frozen"
+		}
 		c.add(Finding{Severity: Warning, Code: StartInSkippedHour, Plans: []string{id},
 			Fields: []Field{{id, s.path + ".cron"}}, Instants: skipped,
-			Message: fmt.Sprintf("cron %q starts at %s in %s, a local time the clocks skip: that occurrence does not happen (the freeze is missing that night); move the start out of the skipped hour or use a zone without DST", s.spec.Cron, strings.Join(skippedWalls, " and "), zone)})
+			Message: fmt.Sprintf("cron %q starts at %s in %s, a local time the clocks skip: that occurrence does not happen (%s); move the start out of the skipped hour or use a zone without DST", s.spec.Cron, strings.Join(skippedWalls, " and "), zone, effect)})
 	}
 	if len(repeated) > 0 {
 		c.add(Finding{Severity: Info, Code: StartInRepeatedHour, Plans: []string{id},

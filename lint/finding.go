@@ -60,8 +60,16 @@ const (
 	// twice; it fires twice and the two occurrences merge (info).
 	StartInRepeatedHour Code = "StartInRepeatedHour"
 	// WindowNeverEnds: a recurring window's occurrences chain without a
-	// gap past the horizon: the freeze never ends (warning).
+	// gap past the horizon, or an allow window does not open within it:
+	// the freeze never ends (warning).
 	WindowNeverEnds Code = "WindowNeverEnds"
+	// CalendarUnreadable: a calendar an exception names cannot be read
+	// (calendar.Import refuses it); the operator will not lift the freeze
+	// on its dates (error).
+	CalendarUnreadable Code = "CalendarUnreadable"
+	// CalendarNotGiven: a calendar an exception names was not given to
+	// the linter (WithCalendars); findings about time ignore it (info).
+	CalendarNotGiven Code = "CalendarNotGiven"
 )
 
 // Finding is one thing the linter found.

@@ -20,7 +20,17 @@ const DefaultHorizon = 366 * 24 * time.Hour
 type Option func(*options)
 
 type options struct {
-	horizon time.Duration
+	horizon   time.Duration
+	calendars map[window.ConfigMapKeyRef][]byte
+}
+
+// WithCalendars gives the linter the ICS text of the calendars plans'
+// exceptions name (except: calendar), keyed as the plans name them: their
+// occurrences then subtract from the windows as they will in the
+// operator. A plan that names a calendar not given is linted without it
+// (an info finding says so); one that cannot be read is an error finding.
+func WithCalendars(texts map[window.ConfigMapKeyRef][]byte) Option {
+	return func(o *options) { o.calendars = texts }
 }
 
 // WithHorizon sets how far ahead of now the linter looks (default
@@ -42,7 +52,7 @@ func Lint(plans []*plan.ProtectionPlan, now time.Time, opts ...Option) []Finding
 	for _, opt := range opts {
 		opt(&o)
 	}
-	c := &checker{now: now, horizon: o.horizon, end: now.Add(o.horizon)}
+	c := &checker{now: now, horizon: o.horizon, end: now.Add(o.horizon), calendars: o.calendars}
 	var linted []*linted
 	for _, p := range plans {
 		if p == nil {
@@ -68,10 +78,11 @@ func Lint(plans []*plan.ProtectionPlan, now time.Time, opts ...Option) []Finding
 
 // checker collects findings.
 type checker struct {
-	now      time.Time
-	horizon  time.Duration
-	end      time.Time // now + horizon
-	findings []Finding
+	now       time.Time
+	horizon   time.Duration
+	end       time.Time // now + horizon
+	calendars map[window.ConfigMapKeyRef][]byte
+	findings  []Finding
 }
 
 func (c *checker) add(f Finding) { c.findings = append(c.findings, f) }
@@ -102,6 +113,14 @@ func (c *checker) plan(p *plan.ProtectionPlan) *linted {
 	if err != nil {
 		c.invalid(l.id, err)
 		return l
+	}
+	if opts := c.calendarOptions(l.id, w); len(opts) > 0 {
+		// The calendars' occurrences subtract from the window as the
+		// operator's pass would subtract them.
+		if w, err = window.Parse(p.Spec.Window, append(opts, window.WithLookAround(c.horizon))...); err != nil {
+			c.invalid(l.id, err)
+			return l
+		}
 	}
 	scheds := c.compile(l.id, w)
 	if len(scheds) > 0 && !slices.ContainsFunc(scheds, func(s *sched) bool { return s.fires }) {

@@ -166,7 +166,7 @@ func TestLint(t *testing.T) {
 			recurring("UTC", "0 */4 * * *", "4h"))},
 		want: []brief{{Severity: Warning, Code: WindowNeverEnds, Plans: []string{"p"}, Fields: []Field{{"p", "spec.window.schedules"}},
 			Instants: []string{"2026-03-01T12:00:00Z", "2027-03-02T12:00:00Z"}}},
-		messages: []string{`the occurrences of the window (cron "0 */4 * * *" UTC for 4h) chain without a gap from Sun 2026-03-01 12:00 UTC past Tue 2027-03-02 12:00 UTC (the next 366 days): the freeze never ends; if that is meant, make the window permanent, else shorten a duration or space the crons so that each occurrence ends before the next starts`},
+		messages: []string{`the occurrences of the window (cron "0 */4 * * *" UTC for 4h) chain without a gap from Sun 2026-03-01 12:00 UTC past Tue 2027-03-02 12:00 UTC (longer than the next 366 days): the freeze never ends; if that is meant, make the window permanent, else shorten a duration or space the crons so that each occurrence ends before the next starts`},
 	}, {
 		name: "a permanent window is meant to last and is not reported as never ending",
 		plans: []*plan.ProtectionPlan{onNamespaces("p", []string{"shop"}, []string{"create"},

@@ -102,28 +102,37 @@ func within(inner, outer []window.Interval) bool {
 	return true
 }
 
-// neverEnds reports a recurring window whose occurrences chain without a
-// gap past the horizon: it is a permanent freeze in disguise.
+// neverEnds reports a recurring window frozen without a break for longer
+// than the horizon: occurrences that chain without a gap (a permanent
+// freeze in disguise), or an allow window that does not open. An
+// interval that merely runs over the horizon's end is not one.
 func (c *checker) neverEnds(id string, w *window.Window) {
 	if t := w.Type(); t == window.Permanent || t == window.TimeRange {
 		return // a permanent window is meant to last; a time range ends
 	}
 	for _, iv := range w.Occurrences(c.now, c.end) {
-		if !iv.OpenEnd {
+		if iv.End.Sub(iv.Start) < c.horizon {
 			continue
 		}
 		start := iv.Start
 		if iv.OpenStart || start.Before(c.now) {
 			start = c.now.In(w.Location())
 		}
-		// Its end lies beyond the look-ahead of the range's end: it
+		// An open end lies beyond the look-ahead of the horizon: it
 		// certainly lasts past the horizon, which is what to say.
-		bound := c.end.In(w.Location())
+		end, until := iv.End, "until"
+		if iv.OpenEnd {
+			end, until = c.end.In(w.Location()), "past"
+		}
+		msg := fmt.Sprintf("the occurrences of the window (%s) chain without a gap from %s %s %s (longer than the next %s): the freeze never ends; if that is meant, make the window permanent, else shorten a duration or space the crons so that each occurrence ends before the next starts",
+			w.Describe(), stamp(start), until, stamp(end), days(c.horizon))
+		if w.Spec().Freeze == window.FreezeOutside {
+			msg = fmt.Sprintf("the allow window (%s) does not open from %s %s %s (longer than the next %s): the plan stays frozen; check its crons, its validity period and its exceptions",
+				w.Describe(), stamp(start), until, stamp(end), days(c.horizon))
+		}
 		c.add(Finding{Severity: Warning, Code: WindowNeverEnds, Plans: []string{id},
 			Fields:   []Field{{id, windowPath.Child("schedules").String()}},
-			Instants: []time.Time{start, bound},
-			Message: fmt.Sprintf("the occurrences of the window (%s) chain without a gap from %s past %s (the next %s): the freeze never ends; if that is meant, make the window permanent, else shorten a duration or space the crons so that each occurrence ends before the next starts",
-				w.Describe(), stamp(start), stamp(bound), days(c.horizon))})
+			Instants: []time.Time{start, end}, Message: msg})
 		return
 	}
 }
