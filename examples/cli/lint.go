@@ -27,12 +27,13 @@ type lintAnswer struct {
 
 func (a *app) lintCmd() *cobra.Command {
 	var (
-		now     nowFlag
-		horizon time.Duration
-		out     outputFlags
+		now       nowFlag
+		horizon   time.Duration
+		calendars []string
+		out       outputFlags
 	)
 	c := &cobra.Command{
-		Use:   "lint PATH... [--now RFC3339|DATE] [--horizon DURATION]",
+		Use:   "lint PATH... [--now RFC3339|DATE] [--horizon DURATION] [--calendar NAME/KEY=FILE]...",
 		Short: "Find the mistakes in plans' schedules: overlaps, shadowed schedules, crons that never fire, DST, freezes that never end",
 		Long: `Lint reads plans (files, directories of .yaml, .yml and .json files,
 multi-document YAML streams; - for standard input) and lints them
@@ -46,7 +47,10 @@ already ended, a window that does not parse.
 
 Each finding has a severity, a stable code, the plans and fields, the
 instants concerned and what to do. Findings about time hold from --now
-to --horizon ahead (a year by default).
+to --horizon ahead (a year by default). Allow windows and exceptions
+are linted as they behave; --calendar gives the ICS file of a calendar
+an exception names (except: calendar: configMapKeyRef NAME and KEY),
+whose events are then subtracted as the operator subtracts them.
 
 Exit status: 0 when no finding is an error; 1 when one is, or a document
 does not decode; 2 on usage errors.`,
@@ -54,7 +58,10 @@ does not decode; 2 on usage errors.`,
   protectctl lint plans/
 
   # Two files, as JSON, as of a day:
-  protectctl lint plans/nightly.yaml plans/release.yaml --now 2026-12-01 -o json`,
+  protectctl lint plans/nightly.yaml plans/release.yaml --now 2026-12-01 -o json
+
+  # With the holiday calendar the plans' exceptions name (ConfigMap holidays, key de.ics):
+  protectctl lint plans/ --calendar holidays/de.ics=calendars/de.ics`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := out.check(); err != nil {
@@ -66,6 +73,10 @@ does not decode; 2 on usage errors.`,
 			}
 			if horizon < 0 {
 				return usageErrorf("--horizon %s: must be positive", horizon)
+			}
+			texts, err := a.readCalendars(calendars)
+			if err != nil {
+				return err
 			}
 			docs, err := a.readPlans(args)
 			if err != nil {
@@ -82,7 +93,7 @@ does not decode; 2 on usage errors.`,
 				plans = append(plans, d.plan)
 				files[planID(d.plan)] = d.String()
 			}
-			opts := []lint.Option{lint.WithHorizon(horizon)}
+			opts := []lint.Option{lint.WithHorizon(horizon), lint.WithCalendars(texts)}
 			ans.Plans, ans.Findings = len(plans), lint.Lint(plans, t, opts...)
 			ans.Horizon = lintHorizon(horizon).String()
 			if out.format != "" {
@@ -101,8 +112,29 @@ does not decode; 2 on usage errors.`,
 	}
 	now.register(c, "the instant to lint at")
 	c.Flags().DurationVar(&horizon, "horizon", 0, "how far ahead of --now findings about time look (default 8784h, a year)")
+	c.Flags().StringArrayVar(&calendars, "calendar", nil, "NAME/KEY=FILE: the ICS file of the calendar exceptions name as ConfigMap NAME, key KEY; repeatable")
 	out.register(c, "", "yaml", "json")
 	return c
+}
+
+// readCalendars reads each --calendar NAME/KEY=FILE. A malformed value
+// or a file that cannot be read is a usage error; whether the file is a
+// calendar the linter says.
+func (a *app) readCalendars(values []string) (map[window.ConfigMapKeyRef][]byte, error) {
+	out := map[window.ConfigMapKeyRef][]byte{}
+	for _, v := range values {
+		ref, file, ok := strings.Cut(v, "=")
+		name, key, ok2 := strings.Cut(ref, "/")
+		if !ok || !ok2 || name == "" || key == "" || file == "" {
+			return nil, usageErrorf("--calendar %q: want NAME/KEY=FILE (the ConfigMap and key the plans' exceptions name, and the ICS file)", v)
+		}
+		data, err := a.readFile("--calendar", file)
+		if err != nil {
+			return nil, err
+		}
+		out[window.ConfigMapKeyRef{Name: name, Key: key}] = data
+	}
+	return out, nil
 }
 
 // lintHorizon is the horizon the linter used.

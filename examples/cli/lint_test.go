@@ -15,6 +15,13 @@ func TestLint(t *testing.T) {
 		{name: "lint_warnings_only", args: []string{"lint", "testdata/lint/release-nights.yaml", "--now", "2026-03-01T12:00:00Z", "--horizon", "720h"}},
 		{name: "lint_samples", args: []string{"lint", "../plans", "--now", "2026-03-01"}},
 		{name: "lint_undecodable", args: []string{"lint", "testdata/lint-undecodable.yaml", "../plans/nightly-image-freeze.yaml", "--now", "2026-03-01"}, code: exitFailed},
+		{name: "lint_calendar_given", args: []string{"lint", "testdata/lint-calendar", "--now", "2026-03-01T12:00:00Z",
+			"--calendar", "holidays/de.ics=../../calendar/testdata/holidays.ics"}},
+		{name: "lint_calendar_not_given", args: []string{"lint", "testdata/lint-calendar", "--now", "2026-03-01T12:00:00Z"}},
+		{name: "lint_calendar_unreadable", args: []string{"lint", "testdata/lint-calendar", "--now", "2026-03-01T12:00:00Z",
+			"--calendar", "holidays/de.ics=testdata/lint-calendar/plans.yaml"}, code: exitFailed},
+		{name: "lint_calendar_malformed", args: []string{"lint", "testdata/lint-calendar", "--calendar", "holidays.ics"}, code: exitUsage,
+			stderr: "protectctl: --calendar \"holidays.ics\": want NAME/KEY=FILE (the ConfigMap and key the plans' exceptions name, and the ICS file)\n"},
 		{name: "lint_missing_path", args: []string{"lint", "no/such.yaml"}, code: exitUsage,
 			stderr: "protectctl: no/such.yaml: no such file or directory\n"},
 	})
