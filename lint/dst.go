@@ -80,15 +80,16 @@ func transitions(loc *time.Location, from, to time.Time) []transition {
 
 // dst reports the starts of a schedule that fall in a local hour the
 // clocks skip (that occurrence does not happen) or repeat (it happens
-// twice and the two merge), within the horizon and the validity period.
-func (c *checker) dst(id string, w *window.Window, s *sched) {
+// twice and the two merge), among the zone's changes trs within the
+// horizon and the validity period.
+func (c *checker) dst(id string, w *window.Window, s *sched, trs []transition) {
 	if s.cron == nil || !s.fires {
 		return
 	}
 	spec := w.Spec()
 	var skipped, repeated []time.Time
 	var skippedWalls, repeatedWalls []string
-	for _, tr := range transitions(w.Location(), c.now, c.end) {
+	for _, tr := range trs {
 		if spec.StartAt != nil && tr.at.Before(spec.StartAt.Time) || spec.EndAt != nil && !tr.at.Before(spec.EndAt.Time) {
 			continue
 		}

@@ -130,8 +130,9 @@ func (c *checker) plan(p *plan.ProtectionPlan) *linted {
 		c.ended(l.id, w)
 		return l
 	}
+	trs := transitions(w.Location(), c.now, c.end) // once for every schedule
 	for _, s := range scheds {
-		c.dst(l.id, w, s)
+		c.dst(l.id, w, s, trs)
 	}
 	c.shadowed(l.id, scheds)
 	c.neverEnds(l.id, w)
