@@ -31,8 +31,8 @@ func (c *checker) overlap(a, b *linted) {
 	if len(shared) == 0 {
 		return
 	}
-	both := intersect(c.occurrences(a), c.occurrences(b))
-	if len(both) == 0 {
+	first, n := intersect(c.occurrences(a), c.occurrences(b))
+	if n == 0 {
 		return
 	}
 	scopePath := field.NewPath("spec", "scope").Child(string(ta))
@@ -52,11 +52,10 @@ func (c *checker) overlap(a, b *linted) {
 		}
 	}
 	fields = append(fields, Field{a.id, windowPath.String()}, Field{b.id, windowPath.String()})
-	first := both[0]
 	f := Finding{Severity: Info, Code: PlansOverlap, Plans: []string{a.id, b.id}, Fields: fields,
 		Instants: []time.Time{first.Start, first.End}}
 	what := fmt.Sprintf("plans %s and %s are both active on %s %s from %s to %s%s",
-		a.id, b.id, ta, strings.Join(shared, ", "), stamp(first.Start), stamp(first.End), more(len(both)-1, c.horizon))
+		a.id, b.id, ta, strings.Join(shared, ", "), stamp(first.Start), stamp(first.End), more(n-1, c.horizon))
 	if len(templates) > 0 {
 		f.Severity = Warning
 		f.Message = what + fmt.Sprintf("; both lock %s, so a change there is refused or recorded twice, with two messages; merge the plans, or split their scope or their time", strings.Join(templates, ", "))
@@ -112,14 +111,16 @@ func (c *checker) bounded(w *window.Window) []window.Interval {
 	return out
 }
 
-// intersect is the intersection of two sorted lists of disjoint
-// intervals.
-func intersect(a, b []window.Interval) []window.Interval {
-	var out []window.Interval
+// intersect returns the first interval of the intersection of two sorted
+// lists of disjoint intervals, and how many intervals it has.
+func intersect(a, b []window.Interval) (first window.Interval, n int) {
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		s, e := later(a[i].Start, b[j].Start), earlier(a[i].End, b[j].End)
 		if s.Before(e) {
-			out = append(out, window.Interval{Start: s, End: e})
+			if n == 0 {
+				first = window.Interval{Start: s, End: e}
+			}
+			n++
 		}
 		if a[i].End.Before(b[j].End) {
 			i++
@@ -127,7 +128,7 @@ func intersect(a, b []window.Interval) []window.Interval {
 			j++
 		}
 	}
-	return out
+	return first, n
 }
 
 func later(a, b time.Time) time.Time {

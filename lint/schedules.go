@@ -21,6 +21,9 @@ type sched struct {
 	fires bool
 }
 
+// aloneLook is the look-around of a schedule compiled alone.
+const aloneLook = 8 * 24 * time.Hour
+
 // compile compiles each schedule of w alone and reports those whose cron
 // never fires. The window parsed, so every schedule does.
 func (c *checker) compile(id string, w *window.Window) []*sched {
@@ -35,7 +38,10 @@ func (c *checker) compile(id string, w *window.Window) []*sched {
 			continue
 		}
 		alone.StartAt, alone.EndAt = spec.StartAt, spec.EndAt
-		sw, err := window.Parse(alone, window.WithLookAround(c.horizon))
+		// Its occurrences are only compared within [now, now+horizon):
+		// a short look-around (the longest duration is 168h) is enough,
+		// and a year's would sweep three.
+		sw, err := window.Parse(alone, window.WithLookAround(aloneLook))
 		if err != nil {
 			continue
 		}
