@@ -238,6 +238,16 @@ func TestImport_Shapes(t *testing.T) {
 			vevent("RECURRENCE-ID;VALUE=DATE:20260601", "DTSTART;VALUE=DATE:20260601", "STATUS:CANCELLED", "SUMMARY:x")),
 		want: []string{"2026-06-02T00:00:00+02:00 .. 2026-06-03T00:00:00+02:00 all-day x"},
 	}, {
+		name: "a VTIMEZONE that names no known zone and has only a STANDARD observance is read from its offset",
+		ics: cal("BEGIN:VTIMEZONE", "TZID:Company Time", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0530", "TZOFFSETTO:+0530", "END:STANDARD", "END:VTIMEZONE",
+			vevent("DTSTART;TZID=Company Time:20260704T090000", "DTEND;TZID=Company Time:20260704T100000", "SUMMARY:x")),
+		want: []string{"2026-07-04T05:30:00+02:00 .. 2026-07-04T06:30:00+02:00 x"},
+	}, {
+		name: "a VTIMEZONE whose TZID is unknown but whose X-LIC-LOCATION is an IANA zone is read as that zone",
+		ics: cal("BEGIN:VTIMEZONE", "TZID:Eastern", "X-LIC-LOCATION:America/New_York", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:-0500", "TZOFFSETTO:-0500", "END:STANDARD", "END:VTIMEZONE",
+			vevent("DTSTART;TZID=Eastern:20260704T090000", "DURATION:PT1H", "SUMMARY:x")),
+		want: []string{"2026-07-04T15:00:00+02:00 .. 2026-07-04T16:00:00+02:00 x"},
+	}, {
 		name: "a VTODO and other components are left out",
 		ics:  cal("BEGIN:VTODO", "UID:t1", "DTSTART:20260601T100000Z", "SUMMARY:todo", "END:VTODO"),
 		want: []string{},
@@ -342,6 +352,27 @@ func TestImport_LimitErrorIsTyped(t *testing.T) {
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != MaxImportBytes {
 		t.Fatalf("got %v, want a *LimitError at %d bytes", err, MaxImportBytes)
+	}
+}
+
+func TestWindowsZones_Common(t *testing.T) {
+	for win, want := range map[string]string{
+		"W. Europe Standard Time":        "Europe/Berlin",
+		"Romance Standard Time":          "Europe/Paris",
+		"GMT Standard Time":              "Europe/London",
+		"Eastern Standard Time":          "America/New_York",
+		"Central Standard Time":          "America/Chicago",
+		"Pacific Standard Time":          "America/Los_Angeles",
+		"India Standard Time":            "Asia/Calcutta",
+		"China Standard Time":            "Asia/Shanghai",
+		"Tokyo Standard Time":            "Asia/Tokyo",
+		"AUS Eastern Standard Time":      "Australia/Sydney",
+		"E. South America Standard Time": "America/Sao_Paulo",
+		"UTC":                            "Etc/UTC",
+	} {
+		if got := windowsZones[win]; got != want {
+			t.Errorf("%q: got %q, want %q (CLDR windowsZones, territory 001)", win, got, want)
+		}
 	}
 }
 
