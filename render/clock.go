@@ -109,6 +109,20 @@ func clockIntervals(spec window.Spec, now time.Time) []window.Interval {
 	return out
 }
 
+// clockUntil is the "until" of a clocked render's enforce messages: the
+// end of the first interval its policies carry, so that the policies put
+// in place ahead of the start say what they will say once it has passed,
+// and the start's pass finds them as it renders them (no write at the
+// edge). A recurring window's second interval is told the first's end
+// until a pass renders it again after the first ends.
+func clockUntil(spec window.Spec, ivs []window.Interval) (string, bool) {
+	w, err := window.Parse(spec)
+	if err != nil || len(ivs) == 0 || ivs[0].OpenEnd || ivs[0].End.IsZero() || w.Type() == window.Permanent {
+		return "", false
+	}
+	return "until " + ivs[0].End.In(w.Location()).Format(endLayout), true
+}
+
 // inIntervals reports whether t is in one of the intervals (half open).
 func inIntervals(ivs []window.Interval, t time.Time) bool {
 	for _, iv := range ivs {

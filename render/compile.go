@@ -73,6 +73,9 @@ func compile(in Input) (*compiled, error) {
 	errs = append(errs, e...)
 	if in.clocked() {
 		c.clock = clockIntervals(p.Spec.Window, in.Now)
+		if u, ok := clockUntil(p.Spec.Window, c.clock); ok {
+			c.until = u
+		}
 	}
 	c.templates, e = bindTemplates(p.Spec.Templates, p.Spec.Scope.Type(), spec.Child("templates"))
 	errs = append(errs, e...)
