@@ -142,7 +142,10 @@ func newDiff(in Input) (*diff, string) {
 	switch {
 	case active && len(in.Render.Policies) == 0:
 		return nil, "the plan is active but its render holds no policies: render the plan before checking it; nothing is changed"
-	case !active && len(in.Render.Policies) > 0:
+	case !active && in.Plan.Status.Phase != plan.PhaseScheduled && len(in.Render.Policies) > 0:
+		// A scheduled plan's render holds policies when they keep time
+		// themselves and are put in place ahead of the start
+		// (render.Armed, issue 20): they are expected, not unexpected.
 		return nil, fmt.Sprintf("the plan is %s but its render holds %d policies: render the plan in its current phase (nothing is rendered outside the window); nothing is changed",
 			phaseName(in.Plan.Status.Phase), len(in.Render.Policies))
 	}

@@ -19,6 +19,10 @@ const (
 	// ReasonNothingDeployed: a plan that is not active has no policy left,
 	// as it should (R-R7).
 	ReasonNothingDeployed = "NothingDeployed"
+	// ReasonPreArmed: a scheduled plan's policies, which read the clock,
+	// are in place ahead of the start and refuse nothing before it
+	// (render.Armed, issue 20).
+	ReasonPreArmed = "PreArmed"
 	// ReasonPoliciesMissing, ReasonPoliciesOutdated,
 	// ReasonFailureActionChanged and ReasonUnexpectedPolicies: the most
 	// severe drift found (in that order); the message lists every kind.
@@ -87,9 +91,13 @@ func policiesHealthy(in Input, s Summary, sp spread) metav1.Condition {
 		if s.Rendered == 1 {
 			c.Message = "the plan's only policy is in place and matches the plan"
 		}
+	case s.healthy() && phase == plan.PhaseScheduled && s.Rendered > 0:
+		c.Reason = ReasonPreArmed
+		c.Message = fmt.Sprintf("all %s in place ahead of the window's start; they refuse nothing before its start instant (they read the clock)",
+			count(s.Rendered, "policy is", "policies are"))
 	case s.healthy():
 		c.Reason, c.Message = ReasonNothingDeployed, nothingDeployed(phase)
-	case phase != plan.PhaseActive:
+	case phase != plan.PhaseActive && s.Rendered == 0:
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonUnexpectedPolicies
 		c.Message = fmt.Sprintf("%s still deployed in %s although %s: %s",
 			count(s.Unexpected, "policy", "policies"), sp.namespaces(StateUnexpected),

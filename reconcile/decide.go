@@ -101,6 +101,7 @@ func Decide(in Input) Output {
 	if end, ok := plan.NextGrantEnd(d.p, in.Now); ok && d.p.Status.Phase == plan.PhaseActive && (d.out.NextEdge == nil || end.Before(*d.out.NextEdge)) {
 		d.out.NextEdge = &end
 	}
+	d.preArmEdge()
 	d.out.Final = d.final()
 	d.out.Record = d.record()
 	return d.out
@@ -187,23 +188,32 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 		d.out.Health = &c
 		return &c
 	}
-	if p.Status.Phase != plan.PhaseActive {
+	if !render.Armed(d.renderInput(p, nil)) {
 		if in.Cluster.PolicyAPI != nil {
 			return nil, nil
 		}
 		return nil, check(render.Result{})
 	}
+	// Pre-armed (scheduled, within the lead): what keeps the policies from
+	// being put in place early fails nothing yet; the start's pass says.
+	early := p.Status.Phase != plan.PhaseActive
 	if err := in.Cluster.PolicyAPI; err != nil {
+		if early {
+			return nil, nil
+		}
 		return &Failure{plan.ReasonPolicyAPIMissing, "the policy API of target " + string(in.Settings.target()) + " is not served: " + err.Error()}, nil
 	}
 	apps, fail := resolveScope(p, in.Cluster)
 	d.apps = apps
 	if fail != nil {
+		if early {
+			return nil, check(render.Result{})
+		}
 		return fail, nil
 	}
 	// Break-glass grants in force exempt their users, as requesters the
 	// plan excludes do: admitted, and recorded as exempt writes.
-	res, err := render.Render(render.Input{Plan: plan.WithGrants(p, in.Now), Applications: apps, Now: in.Now, Target: in.Settings.target(), Compact: in.Settings.Compact})
+	res, err := render.Render(d.renderInput(plan.WithGrants(p, in.Now), apps))
 	if err != nil {
 		return &Failure{plan.ReasonInvalidPlan, err.Error()}, nil
 	}
@@ -253,7 +263,8 @@ func resolveScope(p *plan.ProtectionPlan, c *Cluster) ([]plan.Application, *Fail
 // the plan being put in place or withdrawn: it was just created, it
 // changed phase, or its spec changed.
 func (d *pass) deploying() bool {
-	return d.created || d.before != d.p.Status.Phase || d.stored.Status.ObservedGeneration != d.stored.Generation || d.grantsChanged()
+	return d.created || d.before != d.p.Status.Phase || d.stored.Status.ObservedGeneration != d.stored.Generation || d.grantsChanged() ||
+		d.preArmed()
 }
 
 // grantsChanged reports whether the users of the grants in force are not

@@ -25,6 +25,15 @@ type Settings struct {
 	// in place, withdraw them and repair drift. Without it (a health
 	// refresh) nothing is written and the health is reported as found.
 	Repair bool
+	// Clock renders policies that keep time themselves on a target with a
+	// clock (render.Input.Clock): they are put in place up to Lead before
+	// a window's start (render.Armed) and refuse only from its start
+	// instant to its end instant, so an edge happens on time even while
+	// no pass runs (issue 20). vap ignores it.
+	Clock bool
+	// Lead is how long before the start clocked policies are put in
+	// place; zero is render.DefaultLead.
+	Lead time.Duration
 	// Approval derives the approval mode of plans applied with kubectl.
 	Approval approval.Config
 }

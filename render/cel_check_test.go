@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
@@ -68,7 +70,11 @@ func celEnv(target Target, get func(apiVersion, resource, name string) ref.Val) 
 			cel.Variable("resource", celContextType),
 			cel.Function("Get", cel.MemberOverload("resource_get_string_string_string",
 				[]*cel.Type{celContextType, cel.StringType, cel.StringType, cel.StringType},
-				cel.MapType(cel.StringType, cel.DynType), cel.FunctionBinding(binding))))
+				cel.MapType(cel.StringType, cel.DynType), cel.FunctionBinding(binding))),
+			// Kyverno's kyverno.time library (github.com/kyverno/sdk
+			// extensions/cel/libs/time), its clock fixed at celClockNow.
+			cel.Function("time.now", cel.Overload("time_now", nil, cel.TimestampType,
+				cel.FunctionBinding(func(...ref.Val) ref.Val { return types.Timestamp{Time: time.Unix(0, celClockNow.Load()).UTC()} }))))
 	}
 	return cel.NewEnv(opts...)
 }
@@ -393,3 +399,8 @@ func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
 	}
 	return nil, false
 }
+
+// celClockNow is the instant Kyverno's time.now() returns in celEnv, in
+// Unix nanoseconds (atomic: tests run in parallel; only clocked renders,
+// made by clock_test.go, read it).
+var celClockNow atomic.Int64

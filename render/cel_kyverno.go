@@ -73,6 +73,9 @@ func kyvernoCELSpec(c *compiled, u policyUnit, ns nsScope, opt celOptions) (poli
 	if err != nil {
 		return policiesv1.ValidatingPolicySpec{}, err
 	}
+	if c.clock != nil {
+		cs.conditions = addCELClock(cs.conditions, c.clock)
+	}
 	fail := admissionregistrationv1.Fail
 	yes, no := true, false
 	return policiesv1.ValidatingPolicySpec{

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/window"
 )
 
 // compiled is a plan checked and reduced to what every target and Explain
@@ -34,6 +35,9 @@ type compiled struct {
 	// (spec.requesters.exclude); include, when it names anyone, the only
 	// requesters it freezes. Exclusions win.
 	exempt, include requesterSet
+	// clock, in a clocked render (Input.Clock on a target with a clock),
+	// are the intervals the policies refuse in; nil otherwise.
+	clock []window.Interval
 }
 
 // kindIdentifier is what an excluded kind must look like: an identifier
@@ -67,6 +71,12 @@ func compile(in Input) (*compiled, error) {
 	var e field.ErrorList
 	c.until, e = untilText(p.Spec.Window, in.Now, spec.Child("window"))
 	errs = append(errs, e...)
+	if in.clocked() {
+		c.clock = clockIntervals(p.Spec.Window, in.Now)
+		if u, ok := clockUntil(p.Spec.Window, c.clock); ok {
+			c.until = u
+		}
+	}
 	c.templates, e = bindTemplates(p.Spec.Templates, p.Spec.Scope.Type(), spec.Child("templates"))
 	errs = append(errs, e...)
 	c.namespaces, e = resolveScope(in)

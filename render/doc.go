@@ -225,6 +225,21 @@
 // Deployment. Exempt requests never reaching an admission webhook is worth
 // more, so the exemptions stay match conditions.
 //
+// # The clock at the enforcer
+//
+// With Input.Clock, on the targets whose engine reads the clock at
+// admission (HasClock: kyverno, kyverno-cel), every rule carries the
+// window's current and next occurrence as RFC 3339 UTC constants and
+// refuses only from the start instant to the end instant, so a freeze
+// starts and ends on time while no operator runs a pass; a scheduled plan
+// renders up to Input.Lead (DefaultLead, 1h) before its start (Armed).
+// Kyverno v1 tests !time_before(time_now_utc(), start) &&
+// time_before(time_now_utc(), end) (time_between is exclusive at the
+// start; time_now_utc has whole seconds); Kyverno 1.19.1's CEL policies
+// have time.now() (the kyverno.time library of github.com/kyverno/sdk).
+// The API server's CEL has no clock: vap keeps the operator's edges, late
+// by at most one tick plus a leader change. See clock.go.
+//
 // # Canonical form and Kubernetes defaulting
 //
 // Health compares live policies with a fresh render. Render writes every

@@ -131,6 +131,9 @@ func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]stri
 		}
 		spec.Rules = append(spec.Rules, rules...)
 	}
+	if c.clock != nil {
+		addKyvernoClock(&spec, c.clock)
+	}
 	return newSpecProto(spec)
 }
 

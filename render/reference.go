@@ -86,7 +86,7 @@ func Explain(in Input, req Request) (Decision, error) {
 	if _, err := resolveTarget(in.Target); err != nil {
 		return Decision{}, err
 	}
-	if in.Plan == nil || in.Plan.Status.Phase != plan.PhaseActive {
+	if !Armed(in) {
 		phase := plan.Phase("")
 		if in.Plan != nil {
 			phase = in.Plan.Status.Phase
@@ -96,6 +96,9 @@ func Explain(in Input, req Request) (Decision, error) {
 	c, err := compile(in)
 	if err != nil {
 		return Decision{}, err
+	}
+	if c.clock != nil && !inIntervals(c.clock, in.Now) {
+		return Decision{Reason: "the plan's policies are in place but refuse nothing before its window's start or after its end (they read the clock)"}, nil
 	}
 	return c.explain(req.normalized())
 }

@@ -34,6 +34,15 @@ type Input struct {
 	// template; decisions and messages stay the same. See "Layouts" in the
 	// package documentation.
 	Compact bool
+	// Clock asks, on a target with a clock (HasClock), for policies that
+	// read the clock at admission: every rule refuses only from the
+	// window's start instant to its end instant, and a scheduled plan
+	// renders its policies up to Lead before its start (see clock.go).
+	// Other targets ignore it.
+	Clock bool
+	// Lead is how long before the start a clocked render puts policies in
+	// place; zero means DefaultLead.
+	Lead time.Duration
 }
 
 // Result is a render: the policies that should exist in the cluster for the
@@ -94,7 +103,7 @@ func Render(in Input) (Result, error) {
 	if _, err := resolveTarget(in.Target); err != nil {
 		return Result{}, err
 	}
-	if in.Plan == nil || in.Plan.Status.Phase != plan.PhaseActive {
+	if !Armed(in) {
 		return Result{}, nil
 	}
 	c, err := compile(in)

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/rest"
@@ -41,6 +42,8 @@ type options struct {
 	healthProbeBindAddress  string
 	installCRD              bool
 	compact                 bool
+	clock                   bool
+	lead                    time.Duration
 	facts                   kube.Facts
 }
 
@@ -52,6 +55,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config")
 	fs.StringVar(&o.target, "target", string(render.TargetKyverno), "policy target: kyverno (kyverno.io/v1 Policy), kyverno-cel (policies.kyverno.io/v1 NamespacedValidatingPolicy) or vap (ValidatingAdmissionPolicy and binding)")
+	fs.BoolVar(&o.clock, "clock", false, "on kyverno and kyverno-cel, policies that read the clock: put in place up to --lead before a window's start, refusing only from its start instant to its end instant, even while the operator is down (issue 20); vap ignores it")
+	fs.DurationVar(&o.lead, "lead", 0, "with --clock, how long before a window's start its policies are put in place (0: render.DefaultLead, 1h)")
 	fs.BoolVar(&o.compact, "compact", false, "compact layout: one policy per namespace holding every template of a plan, so a write in scope crosses one policy (kyverno-cel: one webhook) instead of one per template")
 	fs.StringVar(&o.reportsDir, "reports-dir", "reports", "directory of the plans' ledgers and final reports")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader with a Lease: only the leader moves plans")
@@ -118,14 +123,16 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	op, err := operator.New(operator.Config{
-		Target:     render.Target(o.target),
-		Compact:    o.compact,
-		ReportsDir: o.reportsDir,
-		Timing:     timing,
-		InstallCRD: o.installCRD,
-		Log:        log.WithName("protectionplans"),
-		CrashAt:    crashAt,
-		Facts:      o.facts,
+		Target:        render.Target(o.target),
+		Compact:       o.compact,
+		ClockPolicies: o.clock,
+		Lead:          o.lead,
+		ReportsDir:    o.reportsDir,
+		Timing:        timing,
+		InstallCRD:    o.installCRD,
+		Log:           log.WithName("protectionplans"),
+		CrashAt:       crashAt,
+		Facts:         o.facts,
 	}, mgr)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,6 +40,11 @@ type Config struct {
 	// Compact renders the compact layout (render.Input.Compact): one
 	// policy per namespace for all of a plan's templates.
 	Compact bool
+	// ClockPolicies and Lead are reconcile.Settings.Clock and Lead: on a target
+	// with a clock, policies that keep time themselves, put in place up
+	// to Lead before a window's start (issue 20).
+	ClockPolicies bool
+	Lead          time.Duration
 	// ReportsDir holds one directory per plan (named by the plan ID):
 	// ledger.json, health.json, observed.json and the final reports.
 	// Required.
