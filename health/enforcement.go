@@ -352,7 +352,7 @@ func RecordEnforcement(p *plan.ProtectionPlan, r EnforcementResult, now time.Tim
 	plan.SetCondition(out, r.Condition, now)
 	res := plan.Result{Plan: out}
 	after := meta.FindStatusCondition(out.Status.Conditions, plan.ConditionEnforcementVerified)
-	if healthChanged(before, after) && after.Status != metav1.ConditionUnknown || (before != nil && after.Status == metav1.ConditionUnknown && before.Status == metav1.ConditionFalse) {
+	if healthChanged(before, after) {
 		ev := plan.TimelineEvent{
 			Time: metav1.NewTime(now), Type: plan.EventEnforcementChanged, Phase: out.Status.Phase,
 			Message: after.Reason + ": " + after.Message,

@@ -172,6 +172,19 @@ func webhooksOf(cfg *unstructured.Unstructured) []webhook {
 	return out
 }
 
+// serves reports whether the webhook calls the engine of the policy's
+// kind: Kyverno 1.19 registers kyverno.io policies under webhooks named
+// validate.kyverno.svc-fail and -ignore, and NamespacedValidatingPolicies
+// under nvpol.validate.kyverno.svc-fail and -ignore (recorded in
+// testdata/kyverno-1.19.1/webhooks-*.json); a webhook of the other engine
+// covering the same request does not call this policy.
+func (w webhook) serves(policy *unstructured.Unstructured) bool {
+	if policy.GetKind() == "NamespacedValidatingPolicy" {
+		return strings.HasPrefix(w.name, "nvpol.validate.kyverno.svc")
+	}
+	return strings.HasPrefix(w.name, "validate.kyverno.svc")
+}
+
 // covers reports whether the webhook sends r in a namespace with labels
 // nsLabels to its server.
 func (w webhook) covers(r request, nsLabels labels.Set) bool {
@@ -232,7 +245,7 @@ func (e *enforcer) checkKyverno(p render.Policy) {
 			var open []string
 			closed := false
 			for _, w := range e.hooks {
-				if !w.covers(r, nsLabels) {
+				if !w.serves(want) || !w.covers(r, nsLabels) {
 					continue
 				}
 				if w.failurePolicy == "Fail" {
