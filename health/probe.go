@@ -8,6 +8,7 @@ import (
 
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/violations"
 )
 
 // ProbeName is the reserved name of every probe object. A dry-run create
@@ -15,7 +16,7 @@ import (
 // request (an event on the policy naming the object); the violations
 // package drops records of objects of this name (violations.IsProbe), so
 // probes never reach the feed, the ledger or a report.
-const ProbeName = "protectionplans-probe"
+const ProbeName = violations.ProbeName
 
 // Probe is one server-side dry-run request that a plan's policy must
 // refuse: a create (dryRun=All) of Object in Namespace.
