@@ -168,7 +168,7 @@ func JudgeProbe(p Probe, a ProbeAnswer) ProbeResult {
 		res.Outcome, res.Message = ProbeAdmitted, ""
 	case a.Timeout, strings.Contains(a.Message, "failed calling webhook"), a.Code == 504:
 		res.Outcome = ProbeUnanswered
-	case p.Policy != "" && strings.Contains(a.Message, p.Policy):
+	case refusedBy(a.Message, p.Policy):
 		res.Outcome = ProbeRefused
 	case a.Code >= 500:
 		res.Outcome = ProbeUnanswered
@@ -196,4 +196,23 @@ func (e *enforcer) checkProbes() {
 				"%s was refused, but not by %s (%s): the plan's own refusal is not proven", what, p.Policy, firstLine(r.Message))
 		}
 	}
+}
+
+// refusedBy reports whether a refusal names policy in one of the shapes
+// its enforcer writes (a bare substring would take a policy for another
+// whose name it begins).
+func refusedBy(msg, policy string) bool {
+	if policy == "" {
+		return false
+	}
+	for _, shape := range []string{
+		"\n" + policy + ":\n",                        // kyverno.io/v1: the list of blocking policies
+		"Policy " + policy + " failed",               // Kyverno CEL policies
+		"ValidatingAdmissionPolicy '" + policy + "'", // the API server
+	} {
+		if strings.Contains(msg, shape) {
+			return true
+		}
+	}
+	return false
 }
