@@ -83,7 +83,7 @@ func Decide(in Input) Output {
 		}
 	} else if check != nil {
 		d.recordHealth(check, c)
-		d.recordEnforcement(d.out.Health)
+		d.recordEnforcement(d.out.Health, c)
 	}
 	if d.before == plan.PhaseActive && d.p.Status.Phase == plan.PhaseActive && !d.deploying() {
 		d.out.Repairs = c.Done

@@ -47,15 +47,20 @@ func (d *pass) probesDue(fail *Failure, check *health.Result, c *Carried) []heal
 
 // recordEnforcement decides and records EnforcementVerified
 // (health.Enforcement, health.RecordEnforcement) when the pass read the
-// enforcer and checked the plan's health.
-func (d *pass) recordEnforcement(check *health.Result) {
+// enforcer and checked the plan's health. A pass that wrote policies
+// judges the objects the server returned, as recordHealth does.
+func (d *pass) recordEnforcement(check *health.Result, c *Carried) {
 	in := d.in
 	e := in.Cluster.Enforcer
 	if e == nil || check == nil {
 		return
 	}
+	live := in.Live
+	if len(c.Written) > 0 || len(c.Deleted) > 0 {
+		live = liveAfter(in.Live, c)
+	}
 	res := health.Enforcement(health.EnforcementInput{
-		Plan: d.p, Render: d.render, Live: in.Live, Now: in.Now,
+		Plan: d.p, Render: d.render, Live: live, Now: in.Now,
 		Webhooks: e.Webhooks, Exceptions: e.Exceptions, KyvernoConfig: e.KyvernoConfig,
 		NamespaceLabels: e.NamespaceLabels, Guard: e.Guard, Probes: in.Probes,
 	})
