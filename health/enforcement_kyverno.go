@@ -57,6 +57,9 @@ func requestsOf(o *unstructured.Unstructured) []request {
 					}
 					for _, k := range kinds {
 						g, kind, sub := parseKyvernoKind(k)
+						if g == "*" { // Kyverno finds a bare kind's group by discovery
+							g = groupOf(kind)
+						}
 						for _, op := range ops {
 							addOnce(request{group: g, kind: kind, resource: resourceOf(g, kind), subresource: sub, operation: op})
 						}
@@ -102,6 +105,16 @@ func parseKyvernoKind(s string) (group, kind, sub string) {
 	default:
 		return parts[0], parts[len(parts)-1], sub
 	}
+}
+
+// groupOf is the group of a kind render knows, "*" for another.
+func groupOf(kind string) string {
+	for _, k := range render.KnownKinds() {
+		if k.Kind == kind {
+			return k.Group
+		}
+	}
+	return "*"
 }
 
 // resourceOf is the plural resource of a kind, from render's known kinds;

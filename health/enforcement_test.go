@@ -466,3 +466,41 @@ func TestRecordEnforcement(t *testing.T) {
 		t.Error("RecordEnforcement changed its input plan")
 	}
 }
+
+// TestEnforcementCoreKinds: a kyverno.io/v1 Policy names core kinds bare
+// (Service, PersistentVolumeClaim) and Kyverno registers them under group
+// "": the webhooks recorded while the operator had put a create freeze in
+// place cover it (the end-to-end test found them reported as not covered
+// before bare kinds took their group from render's known kinds).
+func TestEnforcementCoreKinds(t *testing.T) {
+	p := samplePlan(nil, "create")
+	res := mustRender(t, p)
+	in := EnforcementInput{Plan: p, Render: res, Live: statusFrom(t, servedAll(res)), Now: now,
+		Webhooks: fixture(t, "webhooks-create-template.json"), KyvernoConfig: fixture(t, "configmaps-kyverno.json")[0]}
+	r := Enforcement(in)
+	if !r.Verified() {
+		t.Fatalf("%s: %s", r.Condition.Reason, r.Condition.Message)
+	}
+	// The same webhooks without their core-group rule leave Service and
+	// PersistentVolumeClaim uncovered.
+	hooks := fixture(t, "webhooks-create-template.json")
+	for _, h := range hooks {
+		ws := h.Object["webhooks"].([]any)
+		for _, w := range ws {
+			rules := w.(map[string]any)["rules"].([]any)
+			var kept []any
+			for _, r := range rules {
+				if g := r.(map[string]any)["apiGroups"].([]any); len(g) == 1 && g[0] == "" {
+					continue
+				}
+				kept = append(kept, r)
+			}
+			w.(map[string]any)["rules"] = kept
+		}
+	}
+	in.Webhooks = hooks
+	r = Enforcement(in)
+	if r.Condition.Reason != ReasonWebhookNotCovering || !strings.Contains(r.Condition.Message, "CREATE services requests in shop") {
+		t.Errorf("%s: %s", r.Condition.Reason, r.Condition.Message)
+	}
+}

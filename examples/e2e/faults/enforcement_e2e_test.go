@@ -1,0 +1,188 @@
+//go:build e2e
+
+package faults
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/telark/protectionplans/health"
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/violations"
+	"github.com/telark/protectionplans/window"
+)
+
+// TestEnforcementVerified runs the operator command (enforcement check and
+// probes on, the default) over an enforce plan freezing creation, with the
+// policies guard installed, and breaks Kyverno in the ways issue 21 lists:
+//
+//	(a) SIGSTOP of Kyverno's PID, fail closed (the harness's default):
+//	    the probe gets no answer, reported within one probe interval
+//	    (EnforcerNotAnswering), and True again within one after SIGCONT;
+//	    then Kyverno restarted with --forceFailurePolicyIgnore (a chart
+//	    that fails open): WebhookFailsOpen, and while it is stopped the
+//	    probe is admitted (ProbeAdmitted);
+//	(b) a PolicyException naming the plan's policy: PolicyExcepted;
+//	(e) the probes' dry-runs leave PolicyViolation events that
+//	    violations reads as probes, none as a violation.
+//
+// (c), a failurePolicy patched to Ignore by hand, is put back by Kyverno
+// within the same second (recorded in health/testdata/kyverno-1.19.1),
+// so only a stopped Kyverno keeps it: covered by the fail-open restart.
+// (d), a policy Kyverno cannot load, is covered by health's unit tests
+// only: no rendered policy that Kyverno 1.19.1 admits and then fails to
+// load was found.
+func TestEnforcementVerified(t *testing.T) {
+	ctx := t.Context()
+	id, ns := "enforcement", "enforcement"
+	createNamespace(t, ns)
+	if out, stderr, err := env.Kubectl(ctx, "apply", "-f", filepath.Join("..", "..", "..", "config", "admission", "policies.yaml")); err != nil {
+		t.Fatalf("the guard: %v %s %s", err, out, stderr)
+	}
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "operator.log")
+	t.Cleanup(func() {
+		_ = env.SignalKyverno(syscall.SIGCONT)
+		if t.Failed() {
+			t.Logf("operator log: %s\n%s", logPath, tailFile(logPath, 60))
+		}
+	})
+	op := startCommand(t, filepath.Join(dir, "reports"), logPath)
+	p := newPlan(id, ns, plan.ModeEnforce, window.Spec{Type: window.Permanent})
+	p.Spec.Templates = []plan.TemplateRef{{Name: "create"}}
+	if err := c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	verified := func(want string) func() (string, bool) {
+		return func() (string, bool) {
+			got := conditionOf(getPlan(t, id), plan.ConditionEnforcementVerified)
+			return got, strings.HasPrefix(got, want)
+		}
+	}
+	message := func() string {
+		for _, c := range getPlan(t, id).Status.Conditions {
+			if c.Type == plan.ConditionEnforcementVerified {
+				return c.Message
+			}
+		}
+		return ""
+	}
+	d := waitFor(t, time.Minute, "EnforcementVerified True", verified("True/"+health.ReasonEnforced))
+	t.Logf("verified %s after the plan was created: %s", d.Round(time.Millisecond), message())
+
+	// (a) fail closed: SIGSTOP.
+	if err := env.SignalKyverno(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	// One probe interval is one tick plus the probe's own wait: the API
+	// server gives up on the webhook after its 10 s timeout.
+	d = waitFor(t, tick+30*time.Second, "EnforcerNotAnswering", verified("False/"+health.ReasonEnforcerNotAnswering))
+	t.Logf("fail closed, Kyverno stopped: not verified %s after SIGSTOP: %s", d.Round(time.Millisecond), message())
+	if err := scale(ctx, ns, 3, true); err == nil {
+		t.Errorf("a write in scope was admitted while a fail-closed Kyverno was stopped")
+	} else {
+		t.Logf("meanwhile a scale in scope: %s", errText(err))
+	}
+	if err := env.SignalKyverno(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFor(t, tick+30*time.Second, "verified again", verified("True/"+health.ReasonEnforced))
+	t.Logf("fail closed: verified again %s after SIGCONT (stopped for %s)", d.Round(time.Millisecond), time.Since(stopped).Round(time.Second))
+
+	// (b) a PolicyException naming the plan's policy.
+	pol := planPolicies(t, id)
+	if len(pol) != 1 {
+		t.Fatalf("%d policies", len(pol))
+	}
+	exception := `apiVersion: kyverno.io/v2
+kind: PolicyException
+metadata:
+  name: let-ops-create
+  namespace: ` + ns + `
+spec:
+  exceptions:
+  - policyName: ` + ns + `/` + pol[0].GetName() + `
+    ruleNames: ["create"]
+  match:
+    any:
+    - resources:
+        kinds: ["Deployment"]
+`
+	if out, stderr, err := env.KubectlInput(ctx, exception, "apply", "-f", "-"); err != nil {
+		t.Fatalf("the exception: %v %s %s", err, out, stderr)
+	}
+	d = waitFor(t, tick+15*time.Second, "PolicyExcepted", verified("False/"+health.ReasonPolicyExcepted))
+	t.Logf("a PolicyException reported %s after it was created: %s", d.Round(time.Millisecond), message())
+	if _, stderr, err := env.Kubectl(ctx, "delete", "-n", ns, "policyexceptions.kyverno.io", "let-ops-create"); err != nil {
+		t.Fatal(err, stderr)
+	}
+	waitFor(t, tick+15*time.Second, "verified without the exception", verified("True/"+health.ReasonEnforced))
+
+	// (a) fail open, as the chart of seed 000 has it.
+	if err := env.RestartKyvernoWith(ctx, "--forceFailurePolicyIgnore=true"); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFor(t, time.Minute, "WebhookFailsOpen", verified("False/"+health.ReasonWebhookFailsOpen))
+	t.Logf("Kyverno restarted failing open: reported %s after it was ready: %s", d.Round(time.Millisecond), message())
+	if err := env.SignalKyverno(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFor(t, tick+30*time.Second, "ProbeAdmitted", verified("False/"+health.ReasonProbeAdmitted))
+	t.Logf("fail open, Kyverno stopped: probe admitted, reported %s after SIGSTOP: %s", d.Round(time.Millisecond), message())
+	if err := scale(ctx, ns, 3, true); err != nil {
+		t.Logf("meanwhile a scale in scope (not frozen by this plan): %s", errText(err))
+	}
+	if err := env.SignalKyverno(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFor(t, tick+30*time.Second, "back to fails open", verified("False/"+health.ReasonWebhookFailsOpen))
+	t.Logf("fail open: probe refused again %s after SIGCONT (still not verified: it fails open)", d.Round(time.Millisecond))
+	if err := env.RestartKyvernoWith(ctx, "--forceFailurePolicyIgnore=false"); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFor(t, time.Minute, "verified fail closed again", verified("True/"+health.ReasonEnforced))
+	t.Logf("Kyverno restarted failing closed: verified %s after it was ready", d.Round(time.Millisecond))
+
+	// (e) the probes' traces: PolicyViolation events Kyverno wrote for the
+	// refused dry-runs, read as probes, never as violations.
+	var evs corev1.EventList
+	if err := c.List(ctx, &evs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var objs []*unstructured.Unstructured
+	for i := range pol {
+		objs = append(objs, &pol[i])
+	}
+	b, err := violations.FromEvents(violations.IndexPolicies(objs), evs.Items)
+	if err != nil {
+		t.Logf("unrecognized events: %v", err)
+	}
+	var pv, total int32
+	for _, e := range evs.Items {
+		if e.Reason == violations.ReasonPolicyViolation {
+			pv++
+			total += max(e.Count, 1)
+		}
+	}
+	t.Logf("the probes left %d PolicyViolation event objects (%d occurrences in all) in %s; violations read %d as probes and %d as violations",
+		pv, total, ns, b.Probes, len(b.Violations))
+	if len(b.Violations) != 0 || b.Probes == 0 {
+		t.Errorf("violations from the probes' events: %d (want 0), probes %d (want some)", len(b.Violations), b.Probes)
+	}
+	ctxStop, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	_ = ctxStop
+	if err := c.Delete(ctx, getPlan(t, id)); err != nil {
+		t.Fatal(err)
+	}
+	op.stop(t)
+}
