@@ -137,9 +137,13 @@
 // existing objects (a probe would need a live member), an applications
 // scope needs the application's labels, and an audit plan admits by
 // design: those are verified by the passive checks alone. Kyverno writes
-// a PolicyViolation event for each refused dry-run (one event object per
-// policy and probe object, its count growing: not one per plan); package
-// violations leaves records of ProbeName out (violations.IsProbe).
+// a PolicyViolation event for each refused dry-run: measured on the
+// harness (examples/e2e/faults), one new event object per refused probe,
+// not aggregated, expiring with the cluster's event TTL (one hour by
+// default); every policy that refuses the probe writes its own, so plans
+// that freeze creation in the same namespace each add one per probe.
+// These events are the steady state's only writes. Package violations
+// leaves records of ProbeName out (violations.IsProbe).
 // RecordEnforcement stores the condition and an EnforcementChanged
 // timeline event when it changes.
 package health
