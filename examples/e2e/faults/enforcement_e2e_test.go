@@ -46,9 +46,18 @@ func TestEnforcementVerified(t *testing.T) {
 	ctx := t.Context()
 	id, ns := "enforcement", "enforcement"
 	createNamespace(t, ns)
-	if out, stderr, err := env.Kubectl(ctx, "apply", "-f", filepath.Join("..", "..", "..", "config", "admission", "policies.yaml")); err != nil {
+	guard := filepath.Join("..", "..", "..", "config", "admission", "policies.yaml")
+	if out, stderr, err := env.Kubectl(ctx, "apply", "-f", guard); err != nil {
 		t.Fatalf("the guard: %v %s %s", err, out, stderr)
 	}
+	// The operator command runs as the harness's admin, not as the
+	// operator's service account the guard trusts: the guard would refuse
+	// its withdrawals here and in the tests after this one.
+	t.Cleanup(func() {
+		if _, stderr, err := env.Kubectl(context.Background(), "delete", "-f", guard); err != nil {
+			t.Errorf("removing the guard: %v %s", err, stderr)
+		}
+	})
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "operator.log")
 	t.Cleanup(func() {
