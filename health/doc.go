@@ -100,5 +100,50 @@
 // render.HashOf runs only for live objects whose annotation matches the
 // render but whose labels, annotations or fields differ; a label another
 // controller puts on every policy makes a cold check cost about one
-// render.
+// render.//
+// # Enforcement: does the freeze really refuse?
+//
+// A policy that exists and matches its hash can still refuse nothing.
+// Enforcement (issue 21) reads what the operator gathers of the enforcer
+// (EnforcementInput) and returns the EnforcementVerified condition and
+// every Finding as data, with no action: the objects it reads are
+// Kyverno's or the cluster's. Its checks, most severe first (the
+// condition's reason is the most severe finding's):
+//
+//	WebhookMissing         Kyverno registered no webhook at all
+//	EnforcerNotAnswering   a probe got no answer (timeout, webhook error)
+//	ProbeAdmitted          a dry-run the plan must refuse was admitted
+//	WebhookFailsOpen       only failurePolicy Ignore webhooks cover a request
+//	PolicyNotReady         Kyverno's status of the policy is not ready
+//	WebhookNotCovering     no webhook's rules or namespaceSelector cover it
+//	BindingNotEnforcing    vap: binding missing, elsewhere, or not Deny
+//	PolicyExcepted         a PolicyException (either API) names the policy
+//	ResourceFiltered       Kyverno's resourceFilters drop the kind there
+//	RequestersExcluded     excludeGroups etc. beyond system:nodes
+//	TypeCheckWarnings      vap: the API server's type-checking warnings
+//	ProbeRefusedOtherwise  refused, but not naming the plan's policy
+//	GuardMissing           config/admission/policies.yaml not installed
+//
+// Webhooks count for their engine only: Kyverno 1.19 sends kyverno.io
+// policies through the webhooks named validate.kyverno.svc-fail/-ignore
+// and NamespacedValidatingPolicies through nvpol.validate.kyverno.svc-*
+// (recorded in testdata/kyverno-1.19.1).
+//
+// The active probe: Probes returns, per frozen namespace and template at
+// most once, a server-side dry-run create of an object named ProbeName
+// that the policy must refuse; JudgeProbe reads the answer. Only the
+// create and all-writes templates under a namespaces scope can be probed
+// with an object that does not exist; the others refuse changes of
+// existing objects (a probe would need a live member), an applications
+// scope needs the application's labels, and an audit plan admits by
+// design: those are verified by the passive checks alone. Kyverno writes
+// a PolicyViolation event for each refused dry-run: measured on the
+// harness (examples/e2e/faults), one new event object per refused probe,
+// not aggregated, expiring with the cluster's event TTL (one hour by
+// default); every policy that refuses the probe writes its own, so plans
+// that freeze creation in the same namespace each add one per probe.
+// These events are the steady state's only writes. Package violations
+// leaves records of ProbeName out (violations.IsProbe).
+// RecordEnforcement stores the condition and an EnforcementChanged
+// timeline event when it changes.
 package health

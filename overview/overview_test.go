@@ -124,13 +124,15 @@ func TestRowOf(t *testing.T) {
 			want: overview.Row{ID: "bf", Name: "Black Friday", Description: "No changes to the shop.", Phase: plan.PhaseScheduled,
 				Mode: plan.ModeEnforce, Approval: plan.ApprovalAutomatic, Environment: "Production", Tags: []string{"Baseline"},
 				Window: scheduled.Status.Window, NextEdge: &edge, Scope: "namespaces shop, payments",
-				Health: overview.HealthLabel{Label: "Not checked", Tone: overview.ToneMuted, Detail: "health has not been checked yet"}},
+				Health:      overview.HealthLabel{Label: "Not checked", Tone: overview.ToneMuted, Detail: "health has not been checked yet"},
+				Enforcement: overview.HealthLabel{Label: "Not checked", Tone: overview.ToneMuted, Detail: "the enforcement has not been checked yet"}},
 		},
 		"a plan on applications, never created": {
 			plan: apps,
 			want: overview.Row{ID: "bf", Name: "Black Friday", Description: "No changes to the shop.", Mode: plan.ModeEnforce,
 				Approval: plan.ApprovalAutomatic, Environment: "Production", Tags: []string{"Baseline"}, Scope: "applications checkout, cart",
-				Health: overview.HealthLabel{Label: "Not checked", Tone: overview.ToneMuted, Detail: "health has not been checked yet"}},
+				Health:      overview.HealthLabel{Label: "Not checked", Tone: overview.ToneMuted, Detail: "health has not been checked yet"},
+				Enforcement: overview.HealthLabel{Label: "Not checked", Tone: overview.ToneMuted, Detail: "the enforcement has not been checked yet"}},
 		},
 	}
 	for name, tc := range cases {

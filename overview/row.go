@@ -25,6 +25,9 @@ type Row struct {
 	NextEdge *time.Time
 	// Health is the stored health: the operator's last check.
 	Health HealthLabel
+	// Enforcement is the stored EnforcementVerified: does the freeze
+	// really refuse (EnforcementOf).
+	Enforcement HealthLabel
 	// Scope is "applications a, b" or "namespaces x, y".
 	Scope string
 }
@@ -33,7 +36,7 @@ type Row struct {
 func RowOf(p *plan.ProtectionPlan) Row {
 	row := Row{ID: p.Name, Name: p.Spec.Name, Description: p.Spec.Description, Phase: p.Status.Phase,
 		Mode: p.Spec.Mode, Approval: p.Spec.ApprovalMode, Environment: p.Spec.Environment, Tags: p.Spec.Tags,
-		Window: p.Status.Window, Health: HealthOf(p)}
+		Window: p.Status.Window, Health: HealthOf(p), Enforcement: EnforcementOf(p)}
 	if p.Status.NextEdge != nil {
 		t := p.Status.NextEdge.Time
 		row.NextEdge = &t

@@ -185,6 +185,7 @@ func TestCRD_NamesScopeVersionAndPrinterColumns(t *testing.T) {
 		"Phase string .status.phase",
 		"Mode string .spec.mode",
 		"Window string .status.window",
+		`Enforced string .status.conditions[?(@.type=="EnforcementVerified")].status`,
 		"Age date .metadata.creationTimestamp",
 	}
 	if diff := cmp.Diff(want, cols); diff != "" {

@@ -69,6 +69,9 @@ func Decide(in Input) Output {
 	if fail == nil {
 		fail = c.Refused
 	}
+	if probes := d.probesDue(fail, check, c); len(probes) > 0 {
+		return Output{Probes: probes, Plan: d.p, Health: check}
+	}
 	if fail != nil {
 		d.out.Failure = fail
 		if check == nil && in.Cluster.PolicyAPI == nil { // what is live, against nothing: no repair
@@ -80,6 +83,7 @@ func Decide(in Input) Output {
 		}
 	} else if check != nil {
 		d.recordHealth(check, c)
+		d.recordEnforcement(d.out.Health, c)
 	}
 	if d.before == plan.PhaseActive && d.p.Status.Phase == plan.PhaseActive && !d.deploying() {
 		d.out.Repairs = c.Done
@@ -357,7 +361,8 @@ func (d *pass) timelineEvents() []Event {
 	cond := meta.FindStatusCondition(d.p.Status.Conditions, plan.ConditionPoliciesHealthy)
 	for _, ev := range d.events {
 		sev := Normal
-		if ev.Type == plan.EventFailed || (ev.Type == plan.EventHealthChanged && (cond == nil || !Healthy(cond.Reason))) {
+		if ev.Type == plan.EventFailed || (ev.Type == plan.EventHealthChanged && (cond == nil || !Healthy(cond.Reason))) ||
+			(ev.Type == plan.EventEnforcementChanged && !Verified(d.p)) {
 			sev = Warning
 		}
 		note := ev.Message

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
@@ -36,6 +37,10 @@ type Settings struct {
 	Lead time.Duration
 	// Approval derives the approval mode of plans applied with kubectl.
 	Approval approval.Config
+	// Probe sends health's active probes (server-side dry-runs the
+	// plan's policies must refuse) on every pass that may: see
+	// Output.Probes.
+	Probe bool
 }
 
 func (s Settings) target() render.Target {
@@ -68,6 +73,9 @@ type Cluster struct {
 	// Plans are every plan in the cluster, for the names of plans applied
 	// with kubectl.
 	Plans []*plan.ProtectionPlan
+	// Enforcer is what the pass read of the enforcer; nil: no
+	// EnforcementVerified is decided.
+	Enforcer *Enforcer
 }
 
 // Record is what a pass records about a plan for the next one, on the
@@ -108,4 +116,7 @@ type Input struct {
 	// ConfigMap key. A reference without an entry was not found. See
 	// ConditionCalendars for what a missing or unreadable one does.
 	Calendars map[window.ConfigMapKeyRef][]byte
+	// Probes are the answers to the Output.Probes of a Decide on the same
+	// input (health.JudgeProbe), one per probe; nil until they are sent.
+	Probes []health.ProbeResult
 }

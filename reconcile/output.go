@@ -60,6 +60,15 @@ type Output struct {
 	// call, carry them out (CarryOut) and call Decide again with Carried;
 	// only that second Output counts.
 	Actions []health.Action
+	// Probes, when set, are server-side dry-runs to send (create with
+	// dryRun=All) before deciding again with their answers in
+	// Input.Probes; only that Output counts. Set on a pass that wrote
+	// nothing to the plan's policies, whose policies are in place, with
+	// Settings.Probe.
+	Probes []health.Probe
+	// Enforcement is the pass's enforcement check (nil when the Cluster
+	// has no Enforcer or no health check ran).
+	Enforcement *health.EnforcementResult
 	// Plan is the plan as decided.
 	Plan *plan.ProtectionPlan
 	// StatusChanged is true when Plan's status differs from the stored

@@ -42,6 +42,10 @@ type world struct {
 	// crashAfterStatus stops a pass after its first status write (a
 	// process killed there).
 	crashAfterStatus bool
+	// probe answers the pass's probes (Settings.Probe); probes counts
+	// them.
+	probe  func(health.Probe) health.ProbeAnswer
+	probes int
 }
 
 func newWorld(namespaces ...string) *world {
@@ -178,6 +182,14 @@ func (w *world) passPlan(id string, now time.Time) reconcile.Output {
 	}
 	if len(out.Actions) > 0 {
 		in.Carried = reconcile.CarryOut(out.Actions, w.do)
+		out = reconcile.Decide(in)
+	}
+	if len(out.Probes) > 0 {
+		in.Probes = []health.ProbeResult{}
+		for _, p := range out.Probes {
+			w.probes++
+			in.Probes = append(in.Probes, health.JudgeProbe(p, w.probe(p)))
+		}
 		out = reconcile.Decide(in)
 	}
 	if out.Retry != nil {

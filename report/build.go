@@ -67,6 +67,7 @@ func Build(in Input) (Report, error) {
 	}
 	phases := phaseBands(events, from, runEnd)
 	health := buildHealth(in.Health, phases, runEnd)
+	health.Unverified = UnverifiedPeriods(events, runEnd)
 	vs := buildViolations(in)
 	r := Report{
 		SchemaVersion: SchemaVersion,

@@ -190,12 +190,21 @@ func (m *mdWriter) timeline(r Report) {
 func (m *mdWriter) health(r Report) {
 	m.section("Health")
 	m.line(healthSentence(r))
-	if len(r.Health.Unhealthy) == 0 {
+	if len(r.Health.Unhealthy) > 0 {
+		m.line("")
+		m.table("From (UTC)", "To (UTC)", "Duration", "Reason", "Message")
+		for _, u := range r.Health.Unhealthy {
+			m.row(fmtTime(u.Start), fmtTime(u.End), fmtSeconds(u.Seconds), orNone(u.Reason), orNone(u.Message))
+		}
+	}
+	if len(r.Health.Unverified) == 0 {
 		return
 	}
 	m.line("")
+	m.line("The freeze was not verified to refuse (EnforcementVerified) during:")
+	m.line("")
 	m.table("From (UTC)", "To (UTC)", "Duration", "Reason", "Message")
-	for _, u := range r.Health.Unhealthy {
+	for _, u := range r.Health.Unverified {
 		m.row(fmtTime(u.Start), fmtTime(u.End), fmtSeconds(u.Seconds), orNone(u.Reason), orNone(u.Message))
 	}
 }

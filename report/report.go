@@ -193,6 +193,10 @@ type Health struct {
 	Unhealthy []UnhealthyPeriod `json:"unhealthy"`
 	// UnhealthySeconds is the total length of Unhealthy, in seconds.
 	UnhealthySeconds int64 `json:"unhealthySeconds"`
+	// Unverified are the periods the freeze was not verified to refuse
+	// (EnforcementVerified not True; UnverifiedPeriods), none when the
+	// enforcement check never found anything.
+	Unverified []UnhealthyPeriod `json:"unverified,omitempty"`
 }
 
 // HealthSample is one health check of the plan's policies, as the

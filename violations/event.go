@@ -36,6 +36,9 @@ type Batch struct {
 	// Unrecognized is the number of objects that could not be read; the
 	// error returned with the batch has one *UnrecognizedError for each.
 	Unrecognized int
+	// Probes is the number of objects read that record a probe (a
+	// resource named ProbeName): left out of Violations.
+	Probes int
 }
 
 // objectRef is the part of an object reference this package uses.
@@ -210,6 +213,10 @@ func fromRecords(idx PolicyIndex, recs []eventRecord) (Batch, error) {
 		}
 		if _, ok := idx.Lookup(p.id.policyNamespace, p.id.policy); !ok {
 			b.Skipped++
+			continue
+		}
+		if IsProbe(p.id.name) {
+			b.Probes++
 			continue
 		}
 		parsed = append(parsed, p)

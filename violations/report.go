@@ -133,6 +133,9 @@ func readReport(idx PolicyIndex, u *unstructured.Unstructured, b *Batch) ([]Viol
 			continue
 		}
 		for _, ref := range resources {
+			if IsProbe(ref.Name) { // a dry-run leaves no report; kept out all the same
+				continue
+			}
 			vs = append(vs, reportViolation(entry, r, result, ref, ts))
 		}
 	}

@@ -45,6 +45,8 @@ type options struct {
 	clock                   bool
 	lead                    time.Duration
 	facts                   kube.Facts
+	enforcementCheck, probe bool
+	kyvernoNamespace        string
 }
 
 // parseFlags reads the command line. Unsupported targets are refused here,
@@ -64,6 +66,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", "127.0.0.1:8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", "127.0.0.1:8081", "address of /healthz and /readyz (0 disables them)")
 	fs.BoolVar(&o.installCRD, "install-crd", true, "server-side apply the ProtectionPlan CRD at start")
+	fs.BoolVar(&o.enforcementCheck, "enforcement-check", true, "read the enforcer each pass (Kyverno's webhooks, PolicyExceptions and ConfigMap, the guard) into the EnforcementVerified condition")
+	fs.BoolVar(&o.probe, "probe", true, "send each pass the server-side dry-runs the plans' policies must refuse (with --enforcement-check)")
+	fs.StringVar(&o.kyvernoNamespace, "kyverno-namespace", kube.DefaultKyvernoNamespace, "namespace of Kyverno's ConfigMap kyverno")
 	o.facts.RegisterFlags(fs) // the API server's flags: plans applied with kubectl are validated against them
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -133,6 +138,10 @@ func run(ctx context.Context, args []string) error {
 		Log:           log.WithName("protectionplans"),
 		CrashAt:       crashAt,
 		Facts:         o.facts,
+
+		NoEnforcementCheck: !o.enforcementCheck,
+		NoProbe:            !o.probe,
+		KyvernoNamespace:   o.kyvernoNamespace,
 	}, mgr)
 	if err != nil {
 		return err

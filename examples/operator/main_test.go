@@ -23,7 +23,7 @@ func TestParseFlags(t *testing.T) {
 			if o.metricsBindAddress != "127.0.0.1:8080" || o.healthProbeBindAddress != "127.0.0.1:8081" {
 				t.Errorf("bind addresses %q %q", o.metricsBindAddress, o.healthProbeBindAddress)
 			}
-			if o.target != "kyverno" || !o.leaderElect || !o.installCRD {
+			if o.target != "kyverno" || !o.leaderElect || !o.installCRD || !o.enforcementCheck || !o.probe || o.kyvernoNamespace != "kyverno" {
 				t.Errorf("options %+v", o)
 			}
 		}},
@@ -31,9 +31,11 @@ func TestParseFlags(t *testing.T) {
 			"--kubeconfig=/k", "--target=kyverno", "--reports-dir=/r", "--leader-elect=false",
 			"--leader-election-namespace=ops", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0",
 			"--release-namespace=prod-system", "--excluded-namespaces=kube-system,infra",
+			"--enforcement-check=true", "--probe=false", "--kyverno-namespace=kyverno-system",
 		}, check: func(t *testing.T, o options) {
 			want := options{kubeconfig: "/k", target: "kyverno", reportsDir: "/r", leaderElectionNamespace: "ops",
 				metricsBindAddress: "127.0.0.1:0", healthProbeBindAddress: "0", installCRD: true,
+				enforcementCheck: true, probe: false, kyvernoNamespace: "kyverno-system",
 				facts: kube.Facts{ReleaseNamespace: "prod-system", Excluded: kube.Excluded{Static: []string{"kube-system", "infra"}}}}
 			if !reflect.DeepEqual(o, want) {
 				t.Errorf("options = %+v, want %+v", o, want)

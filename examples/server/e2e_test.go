@@ -158,7 +158,9 @@ func startOperatorE2E(ctx context.Context, t *testing.T, env *harness.Env, repor
 		t.Fatal(err)
 	}
 	op, err := operator.New(operator.Config{ReportsDir: reportsDir, InstallCRD: true, Log: logr.Discard(), Target: target,
-		Timing: reconcile.Timing{TickInterval: time.Second, ReportCheckpoint: checkpoint}}, mgr)
+		Timing:             reconcile.Timing{TickInterval: time.Second, ReportCheckpoint: checkpoint},
+		NoEnforcementCheck: true, // proven in e2e/faults (TestEnforcementVerified)
+	}, mgr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,14 @@ type fixtureConfig struct {
 	target      render.Target
 	compact     bool
 	noPolicyAPI bool
+	enforcement bool
 }
+
+// withEnforcement turns the enforcement check and the probes on. They are
+// off in the other fixtures: the fake API server has no enforcer, so the
+// check would report one missing and every probe admitted (see
+// enforcement_test.go, which proves the check on the fake cluster).
+func withEnforcement() fixtureOption { return func(c *fixtureConfig) { c.enforcement = true } }
 
 // withTarget runs the fixture's operator with target t (default kyverno).
 func withTarget(t render.Target) fixtureOption { return func(c *fixtureConfig) { c.target = t } }
@@ -208,7 +215,7 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 		}).
 		Build()
 	cfg, err := Config{
-		Target: fc.target, Compact: fc.compact, ReportsDir: f.dir, Clock: f.clock,
+		Target: fc.target, Compact: fc.compact, ReportsDir: f.dir, Clock: f.clock, NoEnforcementCheck: !fc.enforcement,
 		Timing: reconcile.Timing{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second},
 	}.withDefaults()
 	if err != nil {

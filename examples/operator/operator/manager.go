@@ -67,6 +67,16 @@ type Config struct {
 	Clock clock.WithTicker
 	// Log is the operator's logger; the zero value discards.
 	Log logr.Logger
+	// NoEnforcementCheck turns off reading the enforcer (webhooks,
+	// exceptions, Kyverno's ConfigMap, the guard) and the
+	// EnforcementVerified condition; NoProbe only the active probe.
+	// Both are on by default.
+	NoEnforcementCheck, NoProbe bool
+	// KyvernoNamespace is where Kyverno's ConfigMap kyverno is read;
+	// empty is kube.DefaultKyvernoNamespace.
+	KyvernoNamespace string
+	// ProbeTimeout bounds one probe; zero is DefaultProbeTimeout.
+	ProbeTimeout time.Duration
 	// CrashAt is a fault-injection hook for the crash tests: the process
 	// kills itself with SIGKILL when a pass reaches this point (see
 	// CrashEnvVar). Empty, the default, never crashes.

@@ -46,7 +46,7 @@ var registerOnce sync.Once
 // once per process (tests start several operators in one process).
 func registerMetrics() {
 	registerOnce.Do(func() {
-		for _, c := range []prometheus.Collector{metricPlans, metricRepairs, metricViolations, metricTick, metricErrors, metricGrants} {
+		for _, c := range append([]prometheus.Collector{metricPlans, metricRepairs, metricViolations, metricTick, metricErrors, metricGrants}, enforcementCollectors...) {
 			var already prometheus.AlreadyRegisteredError
 			if err := ctrlmetrics.Registry.Register(c); err != nil && !errors.As(err, &already) {
 				panic(err)

@@ -54,7 +54,8 @@ func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder e
 }
 
 func (r *reconciler) settings() reconcile.Settings {
-	return reconcile.Settings{Target: r.cfg.Target, Compact: r.cfg.Compact, Clock: r.cfg.ClockPolicies, Lead: r.cfg.Lead, Repair: true, Approval: r.cfg.Approval}
+	return reconcile.Settings{Target: r.cfg.Target, Compact: r.cfg.Compact, Clock: r.cfg.ClockPolicies, Lead: r.cfg.Lead, Repair: true, Approval: r.cfg.Approval,
+		Probe: !r.cfg.NoProbe && !r.cfg.NoEnforcementCheck}
 }
 
 // reconcileAll is one pass over every plan: read the plans and the
@@ -82,6 +83,9 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 	if err != nil {
 		r.fail("list", err, "reading the cluster")
 		return nil
+	}
+	if pass.Cluster.PolicyAPI == nil {
+		pass.Cluster.Enforcer = r.enforcer(ctx)
 	}
 	byPlan := health.GroupByPlan(pass.Live)
 	r.sweep(ctx, plans, pass)
@@ -180,6 +184,10 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		in.Carried = reconcile.CarryOut(out.Actions, r.do(ctx))
 		out = reconcile.Decide(in)
 	}
+	if len(out.Probes) > 0 {
+		in.Probes = r.sendProbes(ctx, out.Probes)
+		out = reconcile.Decide(in)
+	}
 	if ending {
 		r.crashAt(CrashAfterPolicyWrites)
 	}
@@ -217,6 +225,7 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		return out
 	}
 	r.events(out.Plan, out.Events)
+	setVerified(out.Plan)
 	if out.Record != nil {
 		if err := r.store.SaveRecord(stored.Name, out.Record); err != nil {
 			r.fail("report", err, "recording the plan's run", "plan", stored.Name)
