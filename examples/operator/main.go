@@ -17,13 +17,15 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	_ "time/tzdata" // windows are computed in the plans' zones whatever the image holds
 
-	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/telark/protectionplans/examples/internal/buildinfo"
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/reconcile"
@@ -39,6 +41,9 @@ type options struct {
 	leaderElectionNamespace string
 	metricsBindAddress      string
 	healthProbeBindAddress  string
+	metricsSecure           bool
+	version                 bool
+	zap                     zap.Options
 	installCRD              bool
 	compact                 bool
 	facts                   kube.Facts
@@ -58,10 +63,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the pod's namespace)")
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", "127.0.0.1:8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", "127.0.0.1:8081", "address of /healthz and /readyz (0 disables them)")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve metrics over HTTPS, only to callers the API server authenticates and authorizes (TokenReview, SubjectAccessReview: get on the non-resource URL /metrics)")
 	fs.BoolVar(&o.installCRD, "install-crd", true, "server-side apply the ProtectionPlan CRD at start")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	o.zap.BindFlags(fs)       // --zap-devel, --zap-encoder, --zap-log-level, ...: JSON logs by default
 	o.facts.RegisterFlags(fs) // the API server's flags: plans applied with kubectl are validated against them
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.version {
+		return o, nil
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
@@ -87,6 +98,10 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.version {
+		fmt.Println("operator", buildinfo.Read())
+		return nil
+	}
 	timing, err := reconcile.LoadTiming(os.LookupEnv)
 	if err != nil {
 		return err
@@ -97,10 +112,9 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := funcr.New(func(prefix, args string) {
-		fmt.Fprintln(os.Stderr, prefix, args)
-	}, funcr.Options{LogTimestamp: true})
+	log := zap.New(zap.UseFlagOptions(&o.zap))
 	ctrllog.SetLogger(log)
+	log.Info("starting", "version", buildinfo.Read().String())
 	if crashAt != "" {
 		log.Info("FAULT INJECTION: the process will kill itself with SIGKILL at this point of a final pass", "point", crashAt, "variable", operator.CrashEnvVar)
 	}
@@ -113,6 +127,7 @@ func run(ctx context.Context, args []string) error {
 		LeaderElectionNamespace: o.leaderElectionNamespace,
 		MetricsBindAddress:      o.metricsBindAddress,
 		HealthProbeBindAddress:  o.healthProbeBindAddress,
+		SecureMetrics:           o.metricsSecure,
 	})
 	if err != nil {
 		return err

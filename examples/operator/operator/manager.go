@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/telark/protectionplans/approval"
@@ -142,6 +143,13 @@ type ManagerOptions struct {
 	MetricsBindAddress string
 	// HealthProbeBindAddress serves /healthz and /readyz ("0" or "" disables).
 	HealthProbeBindAddress string
+	// SecureMetrics serves metrics over HTTPS (a self-signed certificate
+	// unless the embedder adds one) to callers the API server
+	// authenticates and authorizes (controller-runtime's
+	// filters.WithAuthenticationAndAuthorization: a TokenReview and a
+	// SubjectAccessReview per request, so the operator needs create on
+	// both; see config/rbac/metrics_auth_role.yaml).
+	SecureMetrics bool
 }
 
 // Scheme returns the scheme the operator's clients use: client-go's types
@@ -172,9 +180,20 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		LeaderElectionID:              LeaderElectionID,
 		LeaderElectionNamespace:       o.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                       metricsOptions(o),
 		HealthProbeBindAddress:        o.HealthProbeBindAddress,
 	})
+}
+
+// metricsOptions serves metrics on o.MetricsBindAddress, behind the
+// authentication and authorization filter when o.SecureMetrics.
+func metricsOptions(o ManagerOptions) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.MetricsBindAddress}
+	if o.SecureMetrics {
+		m.SecureServing = true
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return m
 }
 
 // Operator runs the plans' lifecycle in a manager: New adds it, Run starts
