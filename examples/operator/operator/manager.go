@@ -214,6 +214,7 @@ func New(cfg Config, mgr manager.Manager) (*Operator, error) {
 		return nil, err
 	}
 	registerMetrics()
+	registerActivationMetric()
 	r := newReconciler(cfg, mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorder(FieldManager))
 	l := newLoop(r, mgr.GetCache())
 	if err := mgr.Add(l); err != nil {
