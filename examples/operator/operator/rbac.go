@@ -14,11 +14,10 @@ package operator
 // +kubebuilder:rbac:groups=telark.io,resources=protectionplans,verbs=list;watch;update
 // +kubebuilder:rbac:groups=telark.io,resources=protectionplans/status,verbs=update
 
-// The CRD, server-side applied at start (--install-crd): get and patch
-// only this one by name; create cannot be limited by name (the first
-// apply creates it).
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;patch,resourceNames=protectionplans.telark.io
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=create
+// No CRD permission: config/ installs the CRD and runs the operator with
+// --install-crd=false. An operator left to install it (--install-crd,
+// the flag's default outside a cluster) also needs
+// config/rbac/install_crd_role.yaml.
 
 // The rendered policies: listed by label, server-side applied (create on
 // first apply), the failure action patched, withdrawn and swept. An
