@@ -56,7 +56,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config")
-	fs.StringVar(&o.target, "target", string(render.TargetKyverno), "policy target: kyverno (kyverno.io/v1 Policy), kyverno-cel (policies.kyverno.io/v1 NamespacedValidatingPolicy) or vap (ValidatingAdmissionPolicy and binding)")
+	fs.StringVar(&o.target, "target", string(render.TargetAuto), "policy target: auto (at start: kyverno-cel where Kyverno serves NamespacedValidatingPolicy, vap where no Kyverno runs, kyverno where it is all there is), kyverno (kyverno.io/v1 Policy), kyverno-cel (policies.kyverno.io/v1 NamespacedValidatingPolicy) or vap (ValidatingAdmissionPolicy and binding)")
 	fs.BoolVar(&o.compact, "compact", false, "compact layout: one policy per namespace holding every template of a plan, so a write in scope crosses one policy (kyverno-cel: one webhook) instead of one per template")
 	fs.StringVar(&o.reportsDir, "reports-dir", "reports", "directory of the plans' ledgers and final reports")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader with a Lease: only the leader moves plans")
@@ -77,7 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
-	if err := operator.CheckTarget(render.Target(o.target)); err != nil {
+	if err := operator.CheckTarget(render.Target(o.target)); o.target != string(render.TargetAuto) && err != nil {
 		return o, fmt.Errorf("--target: %w", err)
 	}
 	if o.reportsDir == "" {

@@ -48,7 +48,7 @@ func run(args []string, stderr io.Writer) int {
 	reportsDir := fs.String("reports-dir", "", "the reports directory shared with the operator (ledgers and reports); empty: no reports")
 	defaultApproval := fs.String("default-approval", "automatic", "approval mode of plans outside Production when the client asks for none: automatic or required")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-	target := fs.String("target", string(render.TargetKyverno), "the render target the operator runs with: kyverno, kyverno-cel or vap (health refresh renders for it)")
+	target := fs.String("target", string(render.TargetAuto), "the render target the operator runs with: auto (chosen at start from what the cluster serves, as the operator chooses), kyverno, kyverno-cel or vap (health refresh renders for it)")
 	compact := fs.Bool("compact", false, "the operator runs with --compact: health refresh renders the compact layout")
 	origins := fs.String("trusted-origins", "", "origins allowed to send cross-origin writes, comma-separated (e.g. https://portal.example.com when the proxy does not forward Sec-Fetch-Site)")
 	version := fs.Bool("version", false, "print the version and exit")
@@ -69,8 +69,8 @@ func run(args []string, stderr io.Writer) int {
 		Approval: approval.Config{DefaultMode: plan.ApprovalMode(*defaultApproval)},
 		Excluded: facts.Excluded, TrustedOrigins: splitList(*origins)}
 	cfg.Target = render.Target(*target)
-	if !render.Supported(cfg.Target) {
-		fmt.Fprintf(stderr, "protectionplans-server: --target %q: not a render target (kyverno, kyverno-cel, vap)\n", *target)
+	if !render.Supported(cfg.Target) && cfg.Target != render.TargetAuto {
+		fmt.Fprintf(stderr, "protectionplans-server: --target %q: not a render target (auto, kyverno, kyverno-cel, vap)\n", *target)
 		return 2
 	}
 	cfg.Compact = *compact
@@ -95,6 +95,14 @@ func run(args []string, stderr io.Writer) int {
 	}
 	if cfg.Client, err = NewClient(restCfg); err != nil {
 		return fail(err)
+	}
+	if cfg.Target == render.TargetAuto {
+		choice, err := kube.ResolveTarget(cfg.Client.RESTMapper(), cfg.Target)
+		if err != nil {
+			return fail(err)
+		}
+		cfg.Target = choice.Target
+		log.Info("render target chosen", "target", choice.Target, "reason", choice.Reason)
 	}
 	network, addr := "tcp", *listen
 	if p, ok := strings.CutPrefix(addr, "unix:"); ok {

@@ -212,3 +212,34 @@ func tail(path string) string {
 	}
 	return string(b)
 }
+
+// testAutoTarget starts operators with the target auto (the command's
+// default): with Kyverno 1.19 on the harness it picks kyverno-cel; with
+// Kyverno's policy CRDs deleted, vap. It runs last: Kyverno's CRDs do
+// not come back.
+func testAutoTarget(t *testing.T, env *harness.Env) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	chosen := func() render.Target {
+		t.Helper()
+		mgr, err := operator.NewManager(env.Config, operator.ManagerOptions{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op, err := operator.New(operator.Config{Target: render.TargetAuto, ReportsDir: t.TempDir()}, mgr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return op.Target()
+	}
+	if got := chosen(); got != render.TargetKyvernoCEL {
+		t.Errorf("with Kyverno 1.19 an operator with no --target picks %s, want kyverno-cel", got)
+	}
+	crds := []string{"crd/namespacedvalidatingpolicies.policies.kyverno.io", "crd/policies.kyverno.io"}
+	if _, stderr, err := env.Kubectl(ctx, append([]string{"delete", "--wait=true", "--timeout=90s"}, crds...)...); err != nil {
+		t.Fatalf("deleting Kyverno's policy CRDs: %v\n%s", err, stderr)
+	}
+	if got := chosen(); got != render.TargetVAP {
+		t.Errorf("with Kyverno's policy CRDs absent an operator with no --target picks %s, want vap", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -34,8 +35,10 @@ const LeaderElectionID = "protectionplans-operator.telark.io"
 
 // Config is what the operator needs besides a manager.
 type Config struct {
-	// Target is the kind of policy plans render to (one of Targets).
-	// Empty means render.TargetKyverno, the default of R-R5.
+	// Target is the kind of policy plans render to (one of Targets), or
+	// render.TargetAuto: chosen at New from what the cluster serves
+	// (render.ChooseTarget). Empty means render.TargetKyverno, the
+	// default of R-R5; the command's --target defaults to auto.
 	Target render.Target
 	// Compact renders the compact layout (render.Input.Compact): one
 	// policy per namespace for all of a plan's templates.
@@ -174,6 +177,13 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 	if o.HealthProbeBindAddress == "" {
 		o.HealthProbeBindAddress = "0"
 	}
+	// The API server answers every write of a kyverno.io/v1 Policy with
+	// the same deprecation warning: log each distinct warning once, not
+	// on every apply (controller-runtime's default logs them all).
+	if cfg.WarningHandler == nil && cfg.WarningHandlerWithContext == nil {
+		cfg = rest.CopyConfig(cfg)
+		cfg.WarningHandlerWithContext = ctrllog.NewKubeAPIWarningLogger(ctrllog.KubeAPIWarningLoggerOptions{Deduplicate: true})
+	}
 	return manager.New(cfg, manager.Options{
 		Scheme:                        s,
 		LeaderElection:                o.LeaderElection,
@@ -209,7 +219,11 @@ type Operator struct {
 // plan on the tick, at the next window edge and soon after a plan changes;
 // and the health checks.
 func New(cfg Config, mgr manager.Manager) (*Operator, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := resolveAuto(cfg, mgr)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err = cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
