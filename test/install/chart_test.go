@@ -168,4 +168,3 @@ func TestChartCopiesAreInSync(t *testing.T) {
 		t.Errorf("%d cp lines in generate.go, want 6", n)
 	}
 }
-
