@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/examples/e2e/harness"
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
@@ -172,6 +173,7 @@ spec:
 	}
 	defer closeLog()
 	op, err := operator.New(operator.Config{Target: render.TargetKyvernoCEL, ReportsDir: t.TempDir(), InstallCRD: false, Log: log,
+		Facts:  kube.Facts{ReleaseNamespace: "telark-system"},
 		Timing: reconcile.Timing{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second}}, mgr)
 	if err != nil {
 		t.Fatal(err)
