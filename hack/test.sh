@@ -11,7 +11,7 @@ step() { printf '\n== %s\n' "$*"; }
 
 # Every Go module of the repository, the library first.
 modules=(.)
-for m in examples test/kyverno; do
+for m in examples test/kyverno test/install; do
   [ -f "$m/go.mod" ] && modules+=("$m")
 done
 

@@ -11,7 +11,10 @@
 // See README.md for every command and its exit codes.
 package main
 
-import "os"
+import (
+	"os"
+	_ "time/tzdata" // windows and explain --now use the plans' zones whatever the machine holds
+)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

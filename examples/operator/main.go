@@ -18,13 +18,15 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	_ "time/tzdata" // windows are computed in the plans' zones whatever the image holds
 
-	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/telark/protectionplans/examples/internal/buildinfo"
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/reconcile"
@@ -40,6 +42,9 @@ type options struct {
 	leaderElectionNamespace string
 	metricsBindAddress      string
 	healthProbeBindAddress  string
+	metricsSecure           bool
+	version                 bool
+	zap                     zap.Options
 	installCRD              bool
 	compact                 bool
 	clock                   bool
@@ -56,7 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config")
-	fs.StringVar(&o.target, "target", string(render.TargetKyverno), "policy target: kyverno (kyverno.io/v1 Policy), kyverno-cel (policies.kyverno.io/v1 NamespacedValidatingPolicy) or vap (ValidatingAdmissionPolicy and binding)")
+	fs.StringVar(&o.target, "target", string(render.TargetAuto), "policy target: auto (at start: kyverno-cel where Kyverno serves NamespacedValidatingPolicy, vap where no Kyverno runs, kyverno where it is all there is), kyverno (kyverno.io/v1 Policy), kyverno-cel (policies.kyverno.io/v1 NamespacedValidatingPolicy) or vap (ValidatingAdmissionPolicy and binding)")
 	fs.BoolVar(&o.clock, "clock", false, "on kyverno and kyverno-cel, policies that read the clock: put in place up to --lead before a window's start, refusing only from its start instant to its end instant, even while the operator is down (issue 20); vap ignores it")
 	fs.DurationVar(&o.lead, "lead", 0, "with --clock, how long before a window's start its policies are put in place (0: render.DefaultLead, 1h)")
 	fs.BoolVar(&o.compact, "compact", false, "compact layout: one policy per namespace holding every template of a plan, so a write in scope crosses one policy (kyverno-cel: one webhook) instead of one per template")
@@ -65,18 +70,24 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the pod's namespace)")
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", "127.0.0.1:8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", "127.0.0.1:8081", "address of /healthz and /readyz (0 disables them)")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve metrics over HTTPS, only to callers the API server authenticates and authorizes (TokenReview, SubjectAccessReview: get on the non-resource URL /metrics)")
 	fs.BoolVar(&o.installCRD, "install-crd", true, "server-side apply the ProtectionPlan CRD at start")
 	fs.BoolVar(&o.enforcementCheck, "enforcement-check", true, "read the enforcer each pass (Kyverno's webhooks, PolicyExceptions and ConfigMap, the guard) into the EnforcementVerified condition")
 	fs.BoolVar(&o.probe, "probe", true, "send each pass the server-side dry-runs the plans' policies must refuse (with --enforcement-check)")
 	fs.StringVar(&o.kyvernoNamespace, "kyverno-namespace", kube.DefaultKyvernoNamespace, "namespace of Kyverno's ConfigMap kyverno")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	o.zap.BindFlags(fs)       // --zap-devel, --zap-encoder, --zap-log-level, ...: JSON logs by default
 	o.facts.RegisterFlags(fs) // the API server's flags: plans applied with kubectl are validated against them
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	if o.version {
+		return o, nil
+	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
-	if err := operator.CheckTarget(render.Target(o.target)); err != nil {
+	if err := operator.CheckTarget(render.Target(o.target)); o.target != string(render.TargetAuto) && err != nil {
 		return o, fmt.Errorf("--target: %w", err)
 	}
 	if o.reportsDir == "" {
@@ -97,6 +108,10 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.version {
+		fmt.Println("operator", buildinfo.Read())
+		return nil
+	}
 	timing, err := reconcile.LoadTiming(os.LookupEnv)
 	if err != nil {
 		return err
@@ -107,10 +122,9 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := funcr.New(func(prefix, args string) {
-		fmt.Fprintln(os.Stderr, prefix, args)
-	}, funcr.Options{LogTimestamp: true})
+	log := zap.New(zap.UseFlagOptions(&o.zap))
 	ctrllog.SetLogger(log)
+	log.Info("starting", "version", buildinfo.Read().String())
 	if crashAt != "" {
 		log.Info("FAULT INJECTION: the process will kill itself with SIGKILL at this point of a final pass", "point", crashAt, "variable", operator.CrashEnvVar)
 	}
@@ -123,6 +137,7 @@ func run(ctx context.Context, args []string) error {
 		LeaderElectionNamespace: o.leaderElectionNamespace,
 		MetricsBindAddress:      o.metricsBindAddress,
 		HealthProbeBindAddress:  o.healthProbeBindAddress,
+		SecureMetrics:           o.metricsSecure,
 	})
 	if err != nil {
 		return err

@@ -19,11 +19,11 @@ func TestParseFlags(t *testing.T) {
 		wantErr string
 		check   func(t *testing.T, o options)
 	}{
-		{name: "the defaults listen on loopback only", args: nil, check: func(t *testing.T, o options) {
+		{name: "the defaults listen on loopback only and choose the target at start (auto)", args: nil, check: func(t *testing.T, o options) {
 			if o.metricsBindAddress != "127.0.0.1:8080" || o.healthProbeBindAddress != "127.0.0.1:8081" {
 				t.Errorf("bind addresses %q %q", o.metricsBindAddress, o.healthProbeBindAddress)
 			}
-			if o.target != "kyverno" || !o.leaderElect || !o.installCRD || !o.enforcementCheck || !o.probe || o.kyvernoNamespace != "kyverno" {
+			if o.target != "auto" || !o.leaderElect || !o.installCRD || !o.enforcementCheck || !o.probe || o.kyvernoNamespace != "kyverno" {
 				t.Errorf("options %+v", o)
 			}
 		}},

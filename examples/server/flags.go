@@ -14,6 +14,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	_ "time/tzdata" // windows are computed in the plans' zones whatever the image holds
+
+	"github.com/go-logr/logr"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -21,8 +24,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/examples/internal/buildinfo"
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -43,13 +48,20 @@ func run(args []string, stderr io.Writer) int {
 	reportsDir := fs.String("reports-dir", "", "the reports directory shared with the operator (ledgers and reports); empty: no reports")
 	defaultApproval := fs.String("default-approval", "automatic", "approval mode of plans outside Production when the client asks for none: automatic or required")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-	target := fs.String("target", string(render.TargetKyverno), "the render target the operator runs with: kyverno, kyverno-cel or vap (health refresh renders for it)")
+	target := fs.String("target", string(render.TargetAuto), "the render target the operator runs with: auto (chosen at start from what the cluster serves, as the operator chooses), kyverno, kyverno-cel or vap (health refresh renders for it)")
 	compact := fs.Bool("compact", false, "the operator runs with --compact: health refresh renders the compact layout")
 	origins := fs.String("trusted-origins", "", "origins allowed to send cross-origin writes, comma-separated (e.g. https://portal.example.com when the proxy does not forward Sec-Fetch-Site)")
+	version := fs.Bool("version", false, "print the version and exit")
+	zapOpts := zap.Options{DestWriter: stderr}
+	zapOpts.BindFlags(fs) // --zap-devel, --zap-encoder, --zap-log-level, ...: JSON logs by default, as the operator's
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if *version {
+		fmt.Fprintln(os.Stdout, "protectionplans-server", buildinfo.Read())
+		return 0
+	}
+	log := slog.New(logr.ToSlogHandler(zap.New(zap.UseFlagOptions(&zapOpts))))
 	fail := func(err error) int { fmt.Fprintln(stderr, "protectionplans-server:", err); return 1 }
 
 	cfg := Config{ReleaseNamespace: facts.ReleaseNamespace, ReportsDir: *reportsDir, Log: log,
@@ -57,8 +69,8 @@ func run(args []string, stderr io.Writer) int {
 		Approval: approval.Config{DefaultMode: plan.ApprovalMode(*defaultApproval)},
 		Excluded: facts.Excluded, TrustedOrigins: splitList(*origins)}
 	cfg.Target = render.Target(*target)
-	if !render.Supported(cfg.Target) {
-		fmt.Fprintf(stderr, "protectionplans-server: --target %q: not a render target (kyverno, kyverno-cel, vap)\n", *target)
+	if !render.Supported(cfg.Target) && cfg.Target != render.TargetAuto {
+		fmt.Fprintf(stderr, "protectionplans-server: --target %q: not a render target (auto, kyverno, kyverno-cel, vap)\n", *target)
 		return 2
 	}
 	cfg.Compact = *compact
@@ -84,6 +96,14 @@ func run(args []string, stderr io.Writer) int {
 	if cfg.Client, err = NewClient(restCfg); err != nil {
 		return fail(err)
 	}
+	if cfg.Target == render.TargetAuto {
+		choice, err := kube.ResolveTarget(cfg.Client.RESTMapper(), cfg.Target)
+		if err != nil {
+			return fail(err)
+		}
+		cfg.Target = choice.Target
+		log.Info("render target chosen", "target", choice.Target, "reason", choice.Reason)
+	}
 	network, addr := "tcp", *listen
 	if p, ok := strings.CutPrefix(addr, "unix:"); ok {
 		network, addr = "unix", p
@@ -101,7 +121,7 @@ func run(args []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	log.Info("serving", "network", network, "address", ln.Addr().String(), "identity", cfg.Identity.Mode)
+	log.Info("serving", "version", buildinfo.Read().String(), "network", network, "address", ln.Addr().String(), "identity", cfg.Identity.Mode)
 	if err := Serve(ctx, ln, srv); err != nil {
 		return fail(err)
 	}

@@ -63,7 +63,7 @@ func TestTargetFlag(t *testing.T) {
 	if code := run([]string{"--target", "opa", "--roles", "x"}, &stderr); code != 2 {
 		t.Fatalf("exit %d, want 2", code)
 	}
-	if got, want := stderr.String(), "protectionplans-server: --target \"opa\": not a render target (kyverno, kyverno-cel, vap)\n"; got != want {
+	if got, want := stderr.String(), "protectionplans-server: --target \"opa\": not a render target (auto, kyverno, kyverno-cel, vap)\n"; got != want {
 		t.Errorf("stderr = %q, want %q", got, want)
 	}
 }

@@ -125,4 +125,11 @@ func TestCRDValidationE2E(t *testing.T) {
 			t.Errorf("kubectl get telark (the category): %v\n%s%s", err, out, stderr)
 		}
 	})
+
+	// After the CRD's rules: the install brings the admission guards, which
+	// then judge every plan write.
+	t.Run("kubectl apply -k config/default installs everything", func(t *testing.T) { testInstall(t, env) })
+	t.Run("the operator runs a plan with only the generated RBAC", func(t *testing.T) { testOperatorWithGeneratedRBAC(t, env) })
+	t.Run("each permission of the operator's generated RBAC is needed", func(t *testing.T) { testEachPermissionIsNeeded(t, env) })
+	t.Run("an operator with no target picks kyverno-cel here, vap without Kyverno's CRDs", func(t *testing.T) { testAutoTarget(t, env) })
 }

@@ -14,7 +14,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/telark/protectionplans/approval"
@@ -34,8 +36,10 @@ const LeaderElectionID = "protectionplans-operator.telark.io"
 
 // Config is what the operator needs besides a manager.
 type Config struct {
-	// Target is the kind of policy plans render to (one of Targets).
-	// Empty means render.TargetKyverno, the default of R-R5.
+	// Target is the kind of policy plans render to (one of Targets), or
+	// render.TargetAuto: chosen at New from what the cluster serves
+	// (render.ChooseTarget). Empty means render.TargetKyverno, the
+	// default of R-R5; the command's --target defaults to auto.
 	Target render.Target
 	// Compact renders the compact layout (render.Input.Compact): one
 	// policy per namespace for all of a plan's templates.
@@ -158,6 +162,13 @@ type ManagerOptions struct {
 	MetricsBindAddress string
 	// HealthProbeBindAddress serves /healthz and /readyz ("0" or "" disables).
 	HealthProbeBindAddress string
+	// SecureMetrics serves metrics over HTTPS (a self-signed certificate
+	// unless the embedder adds one) to callers the API server
+	// authenticates and authorizes (controller-runtime's
+	// filters.WithAuthenticationAndAuthorization: a TokenReview and a
+	// SubjectAccessReview per request, so the operator needs create on
+	// both; see config/rbac/metrics_auth_role.yaml).
+	SecureMetrics bool
 }
 
 // Scheme returns the scheme the operator's clients use: client-go's types
@@ -182,15 +193,33 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 	if o.HealthProbeBindAddress == "" {
 		o.HealthProbeBindAddress = "0"
 	}
+	// The API server answers every write of a kyverno.io/v1 Policy with
+	// the same deprecation warning: log each distinct warning once, not
+	// on every apply (controller-runtime's default logs them all).
+	if cfg.WarningHandler == nil && cfg.WarningHandlerWithContext == nil {
+		cfg = rest.CopyConfig(cfg)
+		cfg.WarningHandlerWithContext = ctrllog.NewKubeAPIWarningLogger(ctrllog.KubeAPIWarningLoggerOptions{Deduplicate: true})
+	}
 	return manager.New(cfg, manager.Options{
 		Scheme:                        s,
 		LeaderElection:                o.LeaderElection,
 		LeaderElectionID:              LeaderElectionID,
 		LeaderElectionNamespace:       o.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                       metricsOptions(o),
 		HealthProbeBindAddress:        o.HealthProbeBindAddress,
 	})
+}
+
+// metricsOptions serves metrics on o.MetricsBindAddress, behind the
+// authentication and authorization filter when o.SecureMetrics.
+func metricsOptions(o ManagerOptions) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.MetricsBindAddress}
+	if o.SecureMetrics {
+		m.SecureServing = true
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return m
 }
 
 // Operator runs the plans' lifecycle in a manager: New adds it, Run starts
@@ -206,11 +235,16 @@ type Operator struct {
 // plan on the tick, at the next window edge and soon after a plan changes;
 // and the health checks.
 func New(cfg Config, mgr manager.Manager) (*Operator, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := resolveAuto(cfg, mgr)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err = cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	registerMetrics()
+	registerActivationMetric()
 	r := newReconciler(cfg, mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorder(FieldManager))
 	l := newLoop(r, mgr.GetCache())
 	if err := mgr.Add(l); err != nil {

@@ -101,8 +101,10 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 	counts := map[plan.Phase]int{}
 	grants := 0
 	var next *time.Time
+	after := make([]*plan.ProtectionPlan, 0, len(plans))
 	for _, stored := range plans {
 		out := r.reconcilePlan(ctx, stored, pass.Cluster, byPlan[stored.Name], now)
+		after = append(after, out.Plan)
 		counts[out.Plan.Status.Phase]++
 		grants += len(plan.GrantsInForce(out.Plan, now))
 		if e := out.NextEdge; e != nil && (next == nil || e.Before(*next)) {
@@ -110,6 +112,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 		}
 	}
 	setPlanGauge(counts)
+	setNextActivations(after)
 	metricGrants.Set(float64(grants))
 	return next
 }

@@ -1,0 +1,233 @@
+//go:build e2e
+
+package crd
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/telark/protectionplans/examples/e2e/harness"
+	"github.com/telark/protectionplans/examples/internal/kube"
+	"github.com/telark/protectionplans/examples/operator/operator"
+	"github.com/telark/protectionplans/reconcile"
+	"github.com/telark/protectionplans/render"
+)
+
+// grant is one verb on one resource of a role.
+type grant struct{ group, resource, verb string }
+
+func (g grant) String() string {
+	if g.group == "" {
+		return g.verb + " " + g.resource
+	}
+	return g.verb + " " + g.resource + "." + g.group
+}
+
+// notExercised are the operator's permissions a first pass of a new
+// kyverno-cel plan does not use, and why they stay.
+var notExercised = map[string]string{
+	"delete namespacedvalidatingpolicies.policies.kyverno.io": "withdrawing and sweeping policies (a plan ending or deleted)",
+	"patch events":                                                          "a repeated event is a patch of its series",
+	"patch events.events.k8s.io":                                            "a repeated event is a patch of its series",
+	"list protectionplans.telark.io":                                        "client-go lists through a watch (streaming list) where the API server supports it, as 1.36 does; list is the fallback of API servers before 1.34",
+	"create leases.coordination.k8s.io":                                     "the first start in a namespace: the Lease exists by now",
+	"create policies.kyverno.io":                                            "target kyverno",
+	"list policies.kyverno.io":                                              "target kyverno",
+	"patch policies.kyverno.io":                                             "target kyverno",
+	"delete policies.kyverno.io":                                            "target kyverno",
+	"create validatingadmissionpolicies.admissionregistration.k8s.io":       "target vap",
+	"list validatingadmissionpolicies.admissionregistration.k8s.io":         "target vap",
+	"patch validatingadmissionpolicies.admissionregistration.k8s.io":        "target vap",
+	"delete validatingadmissionpolicies.admissionregistration.k8s.io":       "target vap",
+	"create validatingadmissionpolicybindings.admissionregistration.k8s.io": "target vap",
+	"list validatingadmissionpolicybindings.admissionregistration.k8s.io":   "target vap",
+	"patch validatingadmissionpolicybindings.admissionregistration.k8s.io":  "target vap",
+	"delete validatingadmissionpolicybindings.admissionregistration.k8s.io": "target vap",
+}
+
+// forbidden records the requests the API server refused with 403.
+type forbidden struct {
+	mu   sync.Mutex
+	list []string
+	next http.RoundTripper
+}
+
+func (f *forbidden) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := f.next.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusForbidden {
+		f.mu.Lock()
+		f.list = append(f.list, r.Method+" "+r.URL.Path)
+		f.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (f *forbidden) naming(resource string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, e := range f.list {
+		if strings.Contains(e, "/"+resource) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// without returns rules with verb g.verb on g.resource taken out.
+func without(rules []rbacv1.PolicyRule, g grant) []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	for _, r := range rules {
+		if !slices.Contains(r.APIGroups, g.group) || !slices.Contains(r.Resources, g.resource) || !slices.Contains(r.Verbs, g.verb) {
+			out = append(out, r)
+			continue
+		}
+		if others := slices.DeleteFunc(slices.Clone(r.Resources), func(s string) bool { return s == g.resource }); len(others) > 0 {
+			rest := *r.DeepCopy()
+			rest.Resources = others
+			out = append(out, rest)
+		}
+		if verbs := slices.DeleteFunc(slices.Clone(r.Verbs), func(s string) bool { return s == g.verb }); len(verbs) > 0 {
+			one := *r.DeepCopy()
+			one.Resources, one.Verbs = []string{g.resource}, verbs
+			out = append(out, one)
+		}
+	}
+	return out
+}
+
+// testEachPermissionIsNeeded takes each verb of the operator's generated
+// roles out in turn, starts the operator as its ServiceAccount on a new
+// application-scoped kyverno-cel plan, and expects a request on that
+// resource to be refused (403); or the permission is in notExercised with
+// the reason it stays.
+func testEachPermissionIsNeeded(t *testing.T, env *harness.Env) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	admin, err := client.New(env.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type role struct {
+		obj   client.Object
+		rules *[]rbacv1.PolicyRule
+	}
+	var cr rbacv1.ClusterRole
+	var r rbacv1.Role
+	if err := admin.Get(ctx, client.ObjectKey{Name: "protectionplans-operator"}, &cr); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Get(ctx, client.ObjectKey{Namespace: "telark-system", Name: "protectionplans-operator"}, &r); err != nil {
+		t.Fatal(err)
+	}
+	roles := []role{{&cr, &cr.Rules}, {&r, &r.Rules}}
+	n := 0
+	for _, ro := range roles {
+		original := slices.Clone(*ro.rules)
+		for _, rule := range original {
+			for _, res := range rule.Resources {
+				for _, verb := range rule.Verbs {
+					g := grant{rule.APIGroups[0], res, verb}
+					n++
+					t.Run(g.String(), func(t *testing.T) {
+						*ro.rules = without(original, g)
+						if err := admin.Update(ctx, ro.obj); err != nil {
+							t.Fatal(err)
+						}
+						defer func() {
+							*ro.rules = original
+							if err := admin.Update(ctx, ro.obj); err != nil {
+								t.Fatal(err)
+							}
+						}()
+						time.Sleep(time.Second) // the authorizer's informer
+						refused := runOnce(t, ctx, env, fmt.Sprintf("perm-%d", n), strings.TrimSuffix(res, "/status"))
+						reason, listed := notExercised[g.String()]
+						switch {
+						case len(refused) > 0 && listed:
+							t.Errorf("without %s: refused %v, yet notExercised says %q", g, refused, reason)
+						case len(refused) > 0:
+							t.Logf("without %s: refused %v", g, refused)
+						case !listed:
+							t.Errorf("without %s nothing was refused: drop the permission, or say in notExercised why it stays", g)
+						default:
+							t.Logf("without %s: not exercised here (%s)", g, reason)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// runOnce starts the operator as its ServiceAccount on a new plan and
+// returns the refused requests on resource, once one is seen or after
+// 8 s.
+func runOnce(t *testing.T, ctx context.Context, env *harness.Env, name, resource string) []string {
+	t.Helper()
+	manifest := `apiVersion: telark.io/v1alpha1
+kind: ProtectionPlan
+metadata:
+  name: ` + name + `
+  annotations: {telark.io/created-by: e2e-admin}
+spec:
+  name: ` + name + `
+  scope: {applications: [rbac-app]}
+  templates: [{name: image-change}]
+  window: {type: permanent}
+  mode: enforce
+`
+	if _, stderr, err := env.KubectlInput(ctx, manifest, "apply", "-f", "-"); err != nil {
+		t.Fatalf("creating the plan: %v\n%s", err, stderr)
+	}
+	fb := &forbidden{}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: operatorSA}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { fb.next = rt; return fb })
+	mgr, err := operator.NewManager(cfg, operator.ManagerOptions{LeaderElection: true, LeaderElectionNamespace: "telark-system",
+		MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, closeLog, err := harness.FileLogger(filepath.Join(env.Dir, "operator-permissions.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeLog()
+	op, err := operator.New(operator.Config{Target: render.TargetKyvernoCEL, ReportsDir: t.TempDir(), Log: log,
+		Facts:  kube.Facts{ReleaseNamespace: "telark-system"}, // as config/manager passes it: the categories ConfigMap is read
+		Timing: reconcile.Timing{TickInterval: 2 * time.Second, ReportCheckpoint: 10 * time.Second}}, mgr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- op.Run(opCtx) }()
+	deadline := time.After(8 * time.Second)
+	for len(fb.naming(resource)) == 0 {
+		select {
+		case <-deadline:
+		case <-time.After(200 * time.Millisecond):
+			continue
+		}
+		break
+	}
+	stop()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the operator did not stop within 30 s")
+	}
+	return fb.naming(resource)
+}

@@ -1,0 +1,54 @@
+package operator
+
+// The operator's permissions, as RBAC markers: controller-gen writes them
+// to config/rbac/operator/role.yaml (a ClusterRole protectionplans-operator
+// and, for the leader election Lease, a Role in the namespace the operator
+// runs in; kustomize's namespace replaces the one below).
+// TestRBACIsFresh fails when the file differs from what the markers
+// generate. Least privilege: no wildcard, one line per need, and why.
+//
+//go:generate go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0 rbac:roleName=protectionplans-operator paths=./ output:rbac:artifacts:config=../../../config/rbac/operator
+
+// Plans: the cache watches them; kubectl-made plans get their creator's
+// spec fields filled in (plan.Create) and every pass writes status.
+// +kubebuilder:rbac:groups=telark.io,resources=protectionplans,verbs=list;watch;update
+// +kubebuilder:rbac:groups=telark.io,resources=protectionplans/status,verbs=update
+
+// No CRD permission: config/ installs the CRD and runs the operator with
+// --install-crd=false. An operator left to install it (--install-crd,
+// the flag's default outside a cluster) also needs
+// config/rbac/install_crd_role.yaml.
+
+// The rendered policies: listed by label, server-side applied (create on
+// first apply), the failure action patched, withdrawn and swept. An
+// operator uses only its target's kinds, chosen at start (--target, or
+// auto by what the cluster serves), so the role names the three targets'.
+// +kubebuilder:rbac:groups=kyverno.io,resources=policies,verbs=list;create;patch;delete
+// +kubebuilder:rbac:groups=policies.kyverno.io,resources=namespacedvalidatingpolicies,verbs=list;create;patch;delete
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=list;create;patch;delete
+
+// What a pass reads (kube.Reader, uncached): namespaces (metadata only),
+// the categories and excluded-namespaces ConfigMaps, violations (Kyverno's
+// PolicyViolation events and PolicyReports).
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=list
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get
+// +kubebuilder:rbac:groups="",resources=events,verbs=list
+// +kubebuilder:rbac:groups=wgpolicyk8s.io,resources=policyreports,verbs=list
+
+// An application's namespaces are those holding an object with its
+// instance label (plan.InstanceMemberKinds), listed metadata only. RBAC
+// cannot grant metadata alone, so list on Secrets lets the service
+// account read them: no template needs it, the application resolver does
+// (a namespace whose only labeled member is a Secret). Taking Secret out
+// of the member kinds is the way to drop it.
+// +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets;daemonsets,verbs=list
+// +kubebuilder:rbac:groups=batch,resources=cronjobs;jobs,verbs=list
+// +kubebuilder:rbac:groups="",resources=services;configmaps;secrets;persistentvolumeclaims,verbs=list
+
+// Events on the plans (controller-runtime's events.k8s.io recorder) and
+// the leader election's (core events).
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// The leader election Lease, in the operator's namespace.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update,namespace=telark-system
