@@ -23,8 +23,13 @@ type TemplateInfo struct {
 	Parameters []ParameterInfo `json:"parameters,omitempty"`
 }
 
-// Supports reports whether the template supports the scope type.
+// Supports reports whether the template supports the scope type. A
+// namespaceSelectors scope freezes whole namespaces, as a namespaces scope
+// does: a template supports it when it supports namespaces.
 func (t TemplateInfo) Supports(s ScopeType) bool {
+	if s == ScopeNamespaceSelectors {
+		s = ScopeNamespaces
+	}
 	for _, x := range t.Scopes {
 		if x == s {
 			return true

@@ -89,13 +89,13 @@ func TestValidate_Scope(t *testing.T) {
 		"a scope with both applications and namespaces is refused": {
 			plan:   nightly,
 			change: func(p *ProtectionPlan, _ *ValidationEnv) { p.Spec.Scope.Namespaces = []string{"shop"} },
-			want:   []fieldErr{{field.ErrorTypeInvalid, "spec.scope", "set applications or namespaces, not both"}},
+			want:   []fieldErr{{field.ErrorTypeInvalid, "spec.scope", "set one of applications, namespaces or namespaceSelectors"}},
 			code:   400,
 		},
 		"a scope with neither is required": {
 			plan:   nightly,
 			change: func(p *ProtectionPlan, _ *ValidationEnv) { p.Spec.Scope = Scope{} },
-			want:   []fieldErr{{field.ErrorTypeRequired, "spec.scope", "set applications or namespaces"}},
+			want:   []fieldErr{{field.ErrorTypeRequired, "spec.scope", "set applications, namespaces or namespaceSelectors"}},
 			code:   400,
 		},
 		"an unknown application is refused (400)": {
