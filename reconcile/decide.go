@@ -201,7 +201,8 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 	}
 	// Break-glass grants in force exempt their users, as requesters the
 	// plan excludes do: admitted, and recorded as exempt writes.
-	res, err := render.Render(render.Input{Plan: plan.WithGrants(p, in.Now), Applications: apps, Now: in.Now, Target: in.Settings.target(), Compact: in.Settings.Compact})
+	res, err := render.Render(render.Input{Plan: plan.WithGrants(p, in.Now), Applications: apps, Now: in.Now, Target: in.Settings.target(), Compact: in.Settings.Compact,
+		ReleaseNamespace: in.Cluster.ReleaseNamespace, ExcludedNamespaces: in.Cluster.Excluded})
 	if err != nil {
 		return &Failure{plan.ReasonInvalidPlan, err.Error()}, nil
 	}
@@ -221,6 +222,12 @@ func resolveScope(p *plan.ProtectionPlan, c *Cluster) ([]plan.Application, *Fail
 	switch p.Spec.Scope.Type() {
 	case plan.ScopeNamespaces:
 		namespaces = p.Spec.Scope.Namespaces
+	case plan.ScopeNamespaceSelectors:
+		// The selectors leave the excluded namespaces out: without the
+		// list, the policies could freeze one of them.
+		if c.ExcludedErr != nil {
+			return nil, &Failure{plan.ReasonExcludedUnreadable, fmt.Sprintf("the excluded-namespace list cannot be read: %v", c.ExcludedErr)}
+		}
 	case plan.ScopeApplications:
 		if c.Applications == nil {
 			return nil, &Failure{plan.ReasonApplicationNotFound, "no application could be resolved"}

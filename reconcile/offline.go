@@ -28,6 +28,11 @@ type Offline struct {
 	// and a plan of applications cannot be previewed
 	// (*ApplicationsUnknownError).
 	Applications plan.ApplicationResolver
+	// ReleaseNamespace and ExcludedNamespaces are what a namespaceSelectors
+	// scope leaves out (render.Input); a preview of such a plan needs
+	// ReleaseNamespace.
+	ReleaseNamespace   string
+	ExcludedNamespaces []string
 	// Names finds the plans that use a display name; only Lint asks (a
 	// plan previewed may be in the cluster already).
 	Names plan.PlanNames
@@ -142,6 +147,9 @@ type Preview struct {
 	Plan         *plan.ProtectionPlan
 	Applications []plan.Application
 	Now          time.Time
+	// ReleaseNamespace and ExcludedNamespaces are the Offline's.
+	ReleaseNamespace   string
+	ExcludedNamespaces []string
 }
 
 // Preview is p as an operator would hold it at now: defaulted, checked
@@ -164,12 +172,14 @@ func (o Offline) Preview(p *plan.ProtectionPlan, now time.Time, pending bool) (P
 	if err != nil {
 		return Preview{}, err
 	}
-	return Preview{Plan: res.Plan, Applications: o.applications(p), Now: now}, nil
+	return Preview{Plan: res.Plan, Applications: o.applications(p), Now: now,
+		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces}, nil
 }
 
 // Input is the render.Input of the preview for a target and layout.
 func (pv Preview) Input(target render.Target, compact bool) render.Input {
-	return render.Input{Plan: pv.Plan, Applications: pv.Applications, Now: pv.Now, Target: target, Compact: compact}
+	return render.Input{Plan: pv.Plan, Applications: pv.Applications, Now: pv.Now, Target: target, Compact: compact,
+		ReleaseNamespace: pv.ReleaseNamespace, ExcludedNamespaces: pv.ExcludedNamespaces}
 }
 
 // Note says, for people, the plan's phase at the preview's instant and
@@ -308,7 +318,8 @@ func (o Offline) deployed(spec *plan.ProtectionPlan, apps []plan.Application, at
 	if err != nil {
 		return nil
 	}
-	r, err := render.Render(render.Input{Plan: res.Plan, Applications: apps, Now: at})
+	r, err := render.Render(render.Input{Plan: res.Plan, Applications: apps, Now: at,
+		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces})
 	if err != nil || len(r.Policies) == 0 {
 		return nil
 	}
