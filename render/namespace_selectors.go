@@ -132,3 +132,37 @@ func (c *compiled) policyNameIn(template string, ns nsScope) string {
 	}
 	return PolicyName(c.planID, template)
 }
+
+// scopeOf is the scope of the plan a request's namespace is in: the
+// namespace's own, or in a namespaceSelectors scope the first selector
+// that selects the namespace's labels (Request.NamespaceLabels, its
+// kubernetes.io/metadata.name being its name), named after the namespace.
+func (c *compiled) scopeOf(req Request) (nsScope, bool) {
+	labels := map[string]string{}
+	for k, v := range req.NamespaceLabels {
+		labels[k] = v
+	}
+	labels[plan.MetadataNameLabel] = req.Namespace
+	for _, ns := range c.namespaces {
+		switch {
+		case ns.nsSelector == nil && ns.name == req.Namespace:
+			return ns, true
+		case ns.nsSelector != nil && req.Namespace != "" && selectorMatchesOne(ns.nsSelector, labels):
+			ns.name = req.Namespace
+			return ns, true
+		}
+	}
+	return nsScope{}, false
+}
+
+// explainedPolicy is the name of the policy of template in ns as the
+// target renders it, and how Explain's reasons describe it.
+func (c *compiled) explainedPolicy(tr explainTraits, template string, ns nsScope) (name, ref string) {
+	if ns.nsSelector == nil {
+		name = tr.policyName(c.planID, template, ns.name)
+		return name, tr.describe(ns.name, name)
+	}
+	name = SelectorPolicyName(c.planID, template, ns.selIndex)
+	kind := map[Target]string{TargetKyverno: kyvernoClusterKind, TargetKyvernoCEL: vpolKind, TargetVAP: vapKind}[c.target]
+	return name, kind + " " + name
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/telark/protectionplans/plan"
 )
@@ -147,5 +148,67 @@ func TestRender_OtherScopesHaveNoRelabelGuard(t *testing.T) {
 		if slices.ContainsFunc(res.Policies, func(p Policy) bool { return p.Template == NamespaceLabelsTemplate }) {
 			t.Errorf("%s: a namespaces scope rendered a %s policy", target, NamespaceLabelsTemplate)
 		}
+	}
+}
+
+func TestExplain_NamespaceSelectors(t *testing.T) {
+	deleteIn := func(ns string, labels map[string]string) Request {
+		return Request{Operation: OpDelete, Kind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, Namespace: ns, Name: "web", NamespaceLabels: labels,
+			UserInfo: UserInfo{Username: "alice"}}
+	}
+	sels := []metav1.LabelSelector{teamSelector("payments"), prodSelector}
+	for name, tc := range map[string]struct {
+		sels        []metav1.LabelSelector
+		req         Request
+		wantBlocked bool
+		wantPolicy  string
+		wantReason  map[Target]string
+	}{
+		"a delete in a namespace the first selector selects is refused by that selector's policy": {
+			sels: sels, req: deleteIn("pay", map[string]string{"team": "payments"}), wantBlocked: true,
+			wantPolicy: "summer-freeze-delete-s0",
+			wantReason: map[Target]string{
+				TargetKyverno:    "refused by rule delete of ClusterPolicy summer-freeze-delete-s0",
+				TargetKyvernoCEL: "refused by rule delete of ValidatingPolicy summer-freeze-delete-s0",
+				TargetVAP:        "refused by rule delete of ValidatingAdmissionPolicy summer-freeze-delete-s0",
+			},
+		},
+		"selectors are ORed: the second selecting is enough": {
+			sels: sels, req: deleteIn("web", map[string]string{"env": "prod"}), wantBlocked: true, wantPolicy: "summer-freeze-delete-s1",
+		},
+		"a namespace no selector selects is not in scope": {
+			sels: sels, req: deleteIn("web", map[string]string{"env": "dev"}),
+			wantReason: map[Target]string{TargetKyverno: `namespace "web" is not in the plan's scope`},
+		},
+		"the release namespace is not in scope whatever its labels": {
+			sels: sels, req: deleteIn("telark-system", map[string]string{"team": "payments"}),
+		},
+		"the whole cluster covers a namespace without labels": {
+			sels: []metav1.LabelSelector{{}}, req: deleteIn("bare", nil), wantBlocked: true, wantPolicy: "summer-freeze-delete-s0",
+		},
+		"the whole cluster leaves kube-system out": {
+			sels: []metav1.LabelSelector{{}}, req: deleteIn("kube-system", nil),
+		},
+		"the whole cluster leaves an excluded namespace out": {
+			sels: []metav1.LabelSelector{{}}, req: deleteIn("legacy", nil),
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, target := range Targets() {
+				d, err := Explain(selectorInput(target, selectorPlan(plan.ModeEnforce, tc.sels, tpl("delete"))), tc.req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Blocked != tc.wantBlocked || d.Policy != tc.wantPolicy {
+					t.Errorf("%s: blocked %v by %q, want %v by %q (%s)", target, d.Blocked, d.Policy, tc.wantBlocked, tc.wantPolicy, d.Reason)
+				}
+				if want, ok := tc.wantReason[target]; ok && d.Reason != want {
+					t.Errorf("%s: reason %q, want %q", target, d.Reason, want)
+				}
+				if d.Blocked && d.Namespace != tc.req.Namespace {
+					t.Errorf("%s: decision namespace %q, want the request's %q", target, d.Namespace, tc.req.Namespace)
+				}
+			}
+		})
 	}
 }
