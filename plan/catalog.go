@@ -71,6 +71,10 @@ type ParameterInfo struct {
 	// each item of a stringList. Empty allows any value of the type. See
 	// Parse.
 	Values []string `json:"values,omitempty"`
+	// CustomKinds lets a stringList of kinds also name any namespaced kind
+	// the cluster serves, written <Kind>.<group> (IsCustomKindName);
+	// validation checks it against ValidationEnv.Kinds.
+	CustomKinds bool `json:"customKinds,omitempty"`
 }
 
 // CatalogFunc adapts a function to Catalog.

@@ -176,8 +176,8 @@ func validateKind(kind string, p *field.Path) *field.Error {
 	switch {
 	case kind == "":
 		return field.Required(p, "a kind such as ConfigMap")
-	case !kindPattern.MatchString(kind):
-		return field.Invalid(p, kind, "must be a kind such as ConfigMap (an upper-case letter, then letters and digits)")
+	case !kindPattern.MatchString(kind) && !IsCustomKindName(kind):
+		return field.Invalid(p, kind, "must be a kind such as ConfigMap (an upper-case letter, then letters and digits), or a custom kind such as Rollout.argoproj.io")
 	}
 	return nil
 }
