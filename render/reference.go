@@ -239,7 +239,7 @@ func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) (outcome, error
 	if !c.include.empty() && !c.include.matches(req.UserInfo) {
 		return outcome{stage: stageNotIncluded, reason: fmt.Sprintf("%s is not among the requesters the plan is limited to (spec.requesters.include)", req.UserInfo.Username)}, nil
 	}
-	if slices.Contains(c.excludedKinds, req.Kind.Kind) {
+	if c.excludesKind(req.Kind) {
 		return outcome{stage: stageExcluded, reason: fmt.Sprintf("kind %s is excluded from the plan", req.Kind.Kind)}, nil
 	}
 	if slices.ContainsFunc(ns.excluded, func(x plan.ResourceRef) bool { return x.Kind == req.Kind.Kind && x.Name == req.Name }) {

@@ -30,6 +30,11 @@ type Input struct {
 	// them by name).
 	ReleaseNamespace   string
 	ExcludedNamespaces []string
+	// Kinds are the kinds the cluster serves (discovery facts, e.g. from
+	// the CRDs): a kinds parameter or an excluded kind may name one as
+	// <Kind>.<group>, and the scaling template covers those with a /scale
+	// (custom_kinds.go). nil: the catalog's kinds only.
+	Kinds plan.ServedKinds
 	// Now is the instant rendered for: enforce messages say until when the
 	// window interval containing Now lasts.
 	Now time.Time
