@@ -202,7 +202,7 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 	// Break-glass grants in force exempt their users, as requesters the
 	// plan excludes do: admitted, and recorded as exempt writes.
 	res, err := render.Render(render.Input{Plan: plan.WithGrants(p, in.Now), Applications: apps, Now: in.Now, Target: in.Settings.target(), Compact: in.Settings.Compact,
-		ReleaseNamespace: in.Cluster.ReleaseNamespace, ExcludedNamespaces: in.Cluster.Excluded})
+		ReleaseNamespace: in.Cluster.ReleaseNamespace, ExcludedNamespaces: in.Cluster.Excluded, Kinds: in.Cluster.Kinds})
 	if err != nil {
 		return &Failure{plan.ReasonInvalidPlan, err.Error()}, nil
 	}

@@ -52,6 +52,10 @@ type Cluster struct {
 	// Applications resolves applications; nil when nothing was listed
 	// (every application is then unresolved).
 	Applications plan.ApplicationResolver
+	// Kinds are the custom kinds the cluster serves (discovery facts, from
+	// its CRDs): what plans may name as <Kind>.<group>, and the kinds with
+	// a /scale the scaling template covers. nil: none known.
+	Kinds plan.ServedKinds
 	// PolicyAPI is non-nil when the target's policy kinds are not served
 	// (the policy engine is not installed): no plan can be put in place.
 	PolicyAPI error
