@@ -144,9 +144,12 @@ func CoveredNamespaces(s Scope, leftOut []string, namespaces []NamespaceInfo) []
 
 // Coverage is a namespace a plan covers, and since when (the first
 // resolution that found it covered, as the embedder keeps them).
+// +kubebuilder:object:generate=true
 type Coverage struct {
-	Namespace string    `json:"namespace"`
-	Since     time.Time `json:"since"`
+	// Namespace is the namespace covered.
+	Namespace string `json:"namespace"`
+	// Since is when it was first found covered in this run of the plan.
+	Since metav1.Time `json:"since"`
 }
 
 // UpdateCoverage returns the coverage at now: the namespaces covered now
@@ -156,7 +159,7 @@ type Coverage struct {
 func UpdateCoverage(before []Coverage, covered []string, now time.Time) []Coverage {
 	out := make([]Coverage, 0, len(covered))
 	for _, ns := range covered {
-		since := now
+		since := metav1.NewTime(now)
 		if i := slices.IndexFunc(before, func(c Coverage) bool { return c.Namespace == ns }); i >= 0 {
 			since = before[i].Since
 		}

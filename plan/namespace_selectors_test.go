@@ -158,12 +158,12 @@ func TestCoveredNamespacesAndSince(t *testing.T) {
 		{Name: "kube-system", Labels: map[string]string{"team": "payments"}},
 	}
 	at10 := UpdateCoverage(at9, CoveredNamespaces(scope, leftOut, after), ten)
-	want := []Coverage{{Namespace: "pay", Since: nine}, {Namespace: "web", Since: ten}}
+	want := []Coverage{{Namespace: "pay", Since: metav1.NewTime(nine)}, {Namespace: "web", Since: metav1.NewTime(ten)}}
 	if diff := cmp.Diff(want, at10); diff != "" {
 		t.Errorf("a namespace labelled in later is covered since then, one covered before keeps its since (-want +got):\n%s", diff)
 	}
 	gone := UpdateCoverage(at10, CoveredNamespaces(scope, leftOut, after[1:]), ten.Add(time.Hour))
-	if diff := cmp.Diff([]Coverage{{Namespace: "web", Since: ten}}, gone); diff != "" {
+	if diff := cmp.Diff([]Coverage{{Namespace: "web", Since: metav1.NewTime(ten)}}, gone); diff != "" {
 		t.Errorf("a namespace no longer covered is dropped (-want +got):\n%s", diff)
 	}
 	nsScope := Scope{Namespaces: []string{"web", "ghost"}}

@@ -464,6 +464,15 @@ type Status struct {
 	// them from here instead of mirroring the operator's settings.
 	// +optional
 	Enforcement *EnforcementStatus `json:"enforcement,omitempty"`
+
+	// Coverage, for a namespaceSelectors scope while the plan is active,
+	// are the namespaces its selectors cover now and since when in this
+	// run (UpdateCoverage): for reports, health and dashboards. The
+	// policies do not depend on it: their own namespace selectors cover a
+	// namespace the moment it is labelled.
+	// +optional
+	// +listType=atomic
+	Coverage []Coverage `json:"coverage,omitempty"`
 }
 
 // FinalReportStatus is the final report of a run.

@@ -186,6 +186,7 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 		return &c
 	}
 	if p.Status.Phase != plan.PhaseActive {
+		d.p.Status.Coverage = nil
 		if in.Cluster.PolicyAPI != nil {
 			return nil, nil
 		}
@@ -210,6 +211,7 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 	d.p.Status.Enforcement = &plan.EnforcementStatus{Target: string(in.Settings.target()), Compact: in.Settings.Compact,
 		GrantedUsers: plan.GrantedUsers(p, in.Now)}
 	d.grantsEnded()
+	d.p.Status.Coverage = coverage(d.p, in.Cluster, in.Now)
 	return nil, check(res)
 }
 

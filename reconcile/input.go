@@ -39,6 +39,9 @@ func (s Settings) target() render.Target {
 type Cluster struct {
 	// Namespaces are the namespaces that exist and are not being deleted.
 	Namespaces map[string]bool
+	// NamespaceLabels are the namespaces' labels, by name: what a
+	// namespaceSelectors scope selects (Status.Coverage). nil: none read.
+	NamespaceLabels map[string]map[string]string
 	// ReleaseNamespace is where the product runs; no plan may freeze it.
 	ReleaseNamespace string
 	// Excluded are the namespaces plans may not target, and ExcludedErr

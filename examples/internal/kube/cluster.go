@@ -35,10 +35,11 @@ func (r *Reader) Cluster(ctx context.Context, target render.Target, plans []*pla
 	case err != nil:
 		return Pass{}, err
 	}
-	ns, err := r.Namespaces(ctx)
+	ns, labels, err := r.NamespacesAndLabels(ctx)
 	if err != nil {
 		return Pass{}, err
 	}
+	c.NamespaceLabels = labels
 	for _, n := range ns {
 		c.Namespaces[n] = true
 	}

@@ -38,19 +38,28 @@ var ErrInvalidContent = errors.New("invalid content")
 // Namespaces lists, metadata only, the names of the namespaces that exist
 // and are not being deleted, sorted.
 func (r *Reader) Namespaces(ctx context.Context) ([]string, error) {
+	names, _, err := r.NamespacesAndLabels(ctx)
+	return names, err
+}
+
+// NamespacesAndLabels is Namespaces, with each namespace's labels by name
+// (what a namespaceSelectors scope selects).
+func (r *Reader) NamespacesAndLabels(ctx context.Context) ([]string, map[string]map[string]string, error) {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "NamespaceList"})
 	if err := r.client.List(ctx, list); err != nil {
-		return nil, fmt.Errorf("listing the namespaces: %w", err)
+		return nil, nil, fmt.Errorf("listing the namespaces: %w", err)
 	}
 	var out []string
+	labels := map[string]map[string]string{}
 	for _, ns := range list.Items {
 		if ns.DeletionTimestamp == nil {
 			out = append(out, ns.Name)
+			labels[ns.Name] = ns.Labels
 		}
 	}
 	slices.Sort(out)
-	return out, nil
+	return out, labels, nil
 }
 
 // Excluded reads the excluded namespaces: the static list, then the
