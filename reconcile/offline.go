@@ -33,6 +33,9 @@ type Offline struct {
 	// ReleaseNamespace.
 	ReleaseNamespace   string
 	ExcludedNamespaces []string
+	// Kinds are the custom kinds the cluster serves (discovery facts): a
+	// plan may name them, and the preview renders them.
+	Kinds plan.ServedKinds
 	// Names finds the plans that use a display name; only Lint asks (a
 	// plan previewed may be in the cluster already).
 	Names plan.PlanNames
@@ -97,7 +100,7 @@ func (o Offline) approver() string {
 // env is the validation environment of what o knows, at now (the zero
 // instant comes before every window: an ended window is not refused).
 func (o Offline) env(now time.Time, names bool) plan.ValidationEnv {
-	env := plan.ValidationEnv{Now: now, Catalog: render.DefaultCatalog, Cluster: o.Cluster, Applications: o.Applications}
+	env := plan.ValidationEnv{Now: now, Catalog: render.DefaultCatalog, Cluster: o.Cluster, Applications: o.Applications, Kinds: o.Kinds}
 	if names {
 		env.Names = o.Names
 	}
@@ -147,9 +150,10 @@ type Preview struct {
 	Plan         *plan.ProtectionPlan
 	Applications []plan.Application
 	Now          time.Time
-	// ReleaseNamespace and ExcludedNamespaces are the Offline's.
+	// ReleaseNamespace, ExcludedNamespaces and Kinds are the Offline's.
 	ReleaseNamespace   string
 	ExcludedNamespaces []string
+	Kinds              plan.ServedKinds
 }
 
 // Preview is p as an operator would hold it at now: defaulted, checked
@@ -173,13 +177,13 @@ func (o Offline) Preview(p *plan.ProtectionPlan, now time.Time, pending bool) (P
 		return Preview{}, err
 	}
 	return Preview{Plan: res.Plan, Applications: o.applications(p), Now: now,
-		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces}, nil
+		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces, Kinds: o.Kinds}, nil
 }
 
 // Input is the render.Input of the preview for a target and layout.
 func (pv Preview) Input(target render.Target, compact bool) render.Input {
 	return render.Input{Plan: pv.Plan, Applications: pv.Applications, Now: pv.Now, Target: target, Compact: compact,
-		ReleaseNamespace: pv.ReleaseNamespace, ExcludedNamespaces: pv.ExcludedNamespaces}
+		ReleaseNamespace: pv.ReleaseNamespace, ExcludedNamespaces: pv.ExcludedNamespaces, Kinds: pv.Kinds}
 }
 
 // Note says, for people, the plan's phase at the preview's instant and
@@ -319,7 +323,7 @@ func (o Offline) deployed(spec *plan.ProtectionPlan, apps []plan.Application, at
 		return nil
 	}
 	r, err := render.Render(render.Input{Plan: res.Plan, Applications: apps, Now: at,
-		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces})
+		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces, Kinds: o.Kinds})
 	if err != nil || len(r.Policies) == 0 {
 		return nil
 	}
