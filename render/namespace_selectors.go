@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -165,4 +166,53 @@ func (c *compiled) explainedPolicy(tr explainTraits, template string, ns nsScope
 	name = SelectorPolicyName(c.planID, template, ns.selIndex)
 	kind := map[Target]string{TargetKyverno: kyvernoClusterKind, TargetKyvernoCEL: vpolKind, TargetVAP: vapKind}[c.target]
 	return name, kind + " " + name
+}
+
+// explainRelabel decides an UPDATE of a Namespace for the
+// NamespaceLabelsTemplate policy of a namespaceSelectors scope; ok is
+// false for any other request (or scope). Requesters are decided as by
+// every rule: the exemptions and the plan's exempt requesters are
+// admitted (that policy records nothing), and with include only the
+// included are frozen.
+func (c *compiled) explainRelabel(req Request) (Decision, bool) {
+	sels := c.nsSelectors()
+	if len(sels) == 0 || req.Operation != OpUpdate || req.Kind.Group != "" || req.Kind.Kind != "Namespace" || req.Subresource != "" {
+		return Decision{}, false
+	}
+	labelsOf := func(obj map[string]any) map[string]string {
+		out := map[string]string{}
+		if m, ok := lookup(obj, "metadata", "labels").(map[string]any); ok {
+			for k, v := range m {
+				if s, ok := v.(string); ok {
+					out[k] = s
+				}
+			}
+		}
+		out[plan.MetadataNameLabel] = req.Name
+		return out
+	}
+	held, kept := selectorMatches(sels, labelsOf(req.OldObject)), selectorMatches(sels, labelsOf(req.Object))
+	switch {
+	case !held:
+		return Decision{Reason: fmt.Sprintf("namespace %q is not in the plan's scope", req.Name)}, true
+	case kept:
+		return Decision{Reason: fmt.Sprintf("namespace %q stays in the plan's scope", req.Name)}, true
+	}
+	if e, ok := exemptionFor(req.UserInfo); ok {
+		return Decision{Reason: fmt.Sprintf("%s is exempt (%s %s)", req.UserInfo.Username, e.Kind, e.Name)}, true
+	}
+	if (!c.include.empty() && !c.include.matches(req.UserInfo)) || c.exempt.matches(req.UserInfo) {
+		return Decision{Reason: fmt.Sprintf("%s is not frozen by the plan", req.UserInfo.Username)}, true
+	}
+	tr := translators[c.target].traits()
+	name := namespaceLabelsPolicyName(c.planID)
+	kind := map[Target]string{TargetKyverno: kyvernoClusterKind, TargetKyvernoCEL: vpolKind, TargetVAP: vapKind}[c.target]
+	d := Decision{Template: NamespaceLabelsTemplate, Rule: namespaceLabelsRule, Policy: name,
+		Message: tr.text(c.message(namespaceLabelsWhat))}
+	if c.mode == plan.ModeEnforce {
+		d.Blocked, d.Reason = true, fmt.Sprintf("refused by rule %s of %s %s", namespaceLabelsRule, kind, name)
+	} else {
+		d.Audited, d.Reason = true, fmt.Sprintf("admitted and recorded by rule %s of %s %s (audit mode)", namespaceLabelsRule, kind, name)
+	}
+	return d, true
 }

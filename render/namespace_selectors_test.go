@@ -212,3 +212,41 @@ func TestExplain_NamespaceSelectors(t *testing.T) {
 		})
 	}
 }
+
+func TestExplain_NamespaceRelabel(t *testing.T) {
+	nsUpdate := func(user string, old, new map[string]any) Request {
+		return Request{Operation: OpUpdate, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Name: "pay",
+			OldObject: map[string]any{"metadata": map[string]any{"name": "pay", "labels": old}},
+			Object:    map[string]any{"metadata": map[string]any{"name": "pay", "labels": new}},
+			UserInfo:  UserInfo{Username: user}}
+	}
+	payments := map[string]any{"team": "payments"}
+	for name, tc := range map[string]struct {
+		req  Request
+		want bool
+	}{
+		"removing the label that put a namespace in scope is refused": {nsUpdate("alice", payments, map[string]any{}), true},
+		"changing it to a value no selector selects is refused":       {nsUpdate("alice", payments, map[string]any{"team": "web"}), true},
+		"moving it to another selector keeps it in scope":             {nsUpdate("alice", payments, map[string]any{"env": "prod"}), false},
+		"an unrelated label is admitted":                              {nsUpdate("alice", payments, map[string]any{"team": "payments", "x": "y"}), false},
+		"labelling a namespace into scope is admitted":                {nsUpdate("alice", map[string]any{}, payments), false},
+		"an exempt requester may relabel":                             {nsUpdate("release-bot", payments, map[string]any{}), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, target := range Targets() {
+				p := selectorPlan(plan.ModeEnforce, []metav1.LabelSelector{teamSelector("payments"), prodSelector}, tpl("delete"))
+				p.Spec.Requesters = &plan.Requesters{Exclude: plan.RequesterSet{Users: []string{"release-bot"}}}
+				d, err := Explain(selectorInput(target, p), tc.req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Blocked != tc.want {
+					t.Errorf("%s: blocked %v, want %v (%s)", target, d.Blocked, tc.want, d.Reason)
+				}
+				if d.Blocked && (d.Policy != "summer-freeze-namespace-labels" || d.Template != NamespaceLabelsTemplate) {
+					t.Errorf("%s: decided by %s/%s", target, d.Template, d.Policy)
+				}
+			}
+		})
+	}
+}

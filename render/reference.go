@@ -144,6 +144,9 @@ type outcome struct {
 }
 
 func (c *compiled) explain(req Request) (Decision, error) {
+	if d, ok := c.explainRelabel(req); ok {
+		return d, nil
+	}
 	ns, ok := c.scopeOf(req)
 	if !ok {
 		return Decision{Reason: fmt.Sprintf("namespace %q is not in the plan's scope", req.Namespace)}, nil
