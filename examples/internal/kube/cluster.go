@@ -44,8 +44,10 @@ func (r *Reader) Cluster(ctx context.Context, target render.Target, plans []*pla
 		c.Namespaces[n] = true
 	}
 	c.Excluded, c.ExcludedErr = r.Excluded(ctx)
-	if c.Kinds, err = r.ServedKinds(ctx); err != nil {
-		return Pass{}, err
+	if reconcile.NeedsKinds(plans) {
+		if c.Kinds, err = r.ServedKinds(ctx); err != nil {
+			return Pass{}, err
+		}
 	}
 	c.Categories, _, c.CategoriesErr = r.Categories(ctx)
 	if reconcile.NeedsApplications(plans) {

@@ -16,15 +16,18 @@ import (
 	"github.com/telark/protectionplans/plan"
 )
 
-// Reader reads the facts from a cluster. It keeps nothing between calls.
+// Reader reads the facts from a cluster. It keeps nothing between calls
+// but the served kinds of unchanged CRDs (ServedKinds).
 type Reader struct {
 	client client.Reader
 	facts  Facts
+	// kinds caches ServedKinds by the CRDs' names and resource versions.
+	kinds *kindsCache
 }
 
 // New returns a Reader over c (a client, a cache, or a fake in tests).
 func New(c client.Reader, facts Facts) *Reader {
-	return &Reader{client: c, facts: facts}
+	return &Reader{client: c, facts: facts, kinds: &kindsCache{}}
 }
 
 // Facts are the settings r was built with.
