@@ -5,12 +5,17 @@ package matrix
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/telark/protectionplans/examples/internal/store"
+	"github.com/telark/protectionplans/violations"
 
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
@@ -264,4 +269,93 @@ func overheadRatio(sel, list float64) string {
 		return "n/a (listing overhead <= 0)"
 	}
 	return fmt.Sprintf("%.2f", sel/list)
+}
+
+// testSelectorPlanOperator runs a namespaceSelectors plan through the
+// operator of the target under test (a row of runTarget): the plan becomes
+// active with its cluster-wide policies, status.coverage lists the
+// selected namespace, a delete there is refused, and, for the Kyverno
+// targets, the refusal reaches the plan's ledger (the checkpoint reads
+// the events of cluster-wide policies in "default" and in the covered
+// namespaces). A namespace labelled afterwards is refused at once and
+// joins status.coverage at a later pass.
+func testSelectorPlanOperator(t *testing.T) {
+	ctx := t.Context()
+	id := tgt.id("sel-op")
+	first, second := tgt.id("sel-op-a"), tgt.id("sel-op-b")
+	for _, ns := range []string{first, second} {
+		if err := createNamespace(ctx, s.c, ns); err != nil {
+			t.Fatal(err)
+		}
+		if err := createDeployment(ctx, ns, "web"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := s.env.Kubectl(ctx, "label", "ns", first, "e2e-op="+id, "--overwrite"); err != nil {
+		t.Fatal(err)
+	}
+	p := matrixPlan(id, "Selector plan", plan.ModeEnforce,
+		plan.Scope{NamespaceSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"e2e-op": id}}}}, plan.Exclusions{}, "delete")
+	if err := s.c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	deleteRefused := func(ns string) (string, bool) {
+		_, _, err := s.env.Kubectl(ctx, "-n", ns, "delete", "deployment", "web", "--dry-run=server")
+		return fmt.Sprint(err), err != nil && refused(err.Error())
+	}
+	coverage := func() map[string]bool {
+		var got plan.ProtectionPlan
+		out := map[string]bool{}
+		if err := s.c.Get(ctx, client.ObjectKey{Name: id}, &got); err == nil {
+			for _, c := range got.Status.Coverage {
+				out[c.Namespace] = true
+			}
+		}
+		return out
+	}
+	eventually(t, time.Minute, "the selector plan refusing a delete in "+first, func() (string, bool) {
+		why, ok := deleteRefused(first)
+		var got plan.ProtectionPlan
+		if err := s.c.Get(ctx, client.ObjectKey{Name: id}, &got); err == nil {
+			why += fmt.Sprintf(" (plan %s: %+v)", got.Status.Phase, got.Status.Conditions)
+		}
+		return why, ok
+	})
+	eventually(t, 10*tick, "status.coverage listing "+first, func() (string, bool) {
+		c := coverage()
+		return fmt.Sprint(c), c[first] && !c[second]
+	})
+	if why, ok := deleteRefused(second); ok {
+		t.Fatalf("a delete in %s, not labelled, was refused: %s", second, why)
+	}
+	if _, _, err := s.env.Kubectl(ctx, "label", "ns", second, "e2e-op="+id); err != nil {
+		t.Fatal(err)
+	}
+	labelled := time.Now()
+	eventually(t, 30*time.Second, "a delete in "+second+" refused after it was labelled", func() (string, bool) { return deleteRefused(second) })
+	t.Logf("%s: a delete in %s refused %s after it was labelled", tgt.target, second, time.Since(labelled).Round(time.Millisecond))
+	eventually(t, 10*tick, "status.coverage listing "+second, func() (string, bool) {
+		c := coverage()
+		return fmt.Sprint(c), c[second]
+	})
+	if tgt.vap() {
+		return // no event, no report: nothing reaches a ledger
+	}
+	eventually(t, checkpointEvery+10*tick+20*time.Second, "the ledger of "+id+" holding the refused deletes", func() (string, bool) {
+		data, err := os.ReadFile(filepath.Join(s.run.reportsDir, id, store.LedgerFile))
+		if err != nil {
+			return err.Error(), false
+		}
+		ledger, err := violations.DecodeLedger(data)
+		if err != nil {
+			return err.Error(), false
+		}
+		got := map[string]bool{}
+		for _, v := range ledger.Violations {
+			if v.Template == "delete" && v.Blocked {
+				got[v.Resource.Namespace] = true
+			}
+		}
+		return fmt.Sprintf("%d violations: %v", len(ledger.Violations), got), got[first] && got[second]
+	})
 }

@@ -211,6 +211,7 @@ func runTarget(t *testing.T, target render.Target) {
 
 	t.Run("lifecycle", testLifecycle)
 	t.Run("matrix", testMatrix)
+	t.Run("namespace selectors", testSelectorPlanOperator)
 	t.Run("metrics", func(t *testing.T) { testMetrics(t, metricsBefore) })
 	t.Run("listeners on loopback", testListenersOnLoopback)
 	t.Run("command", testCommand)
