@@ -465,9 +465,9 @@ type Status struct {
 	// +optional
 	Enforcement *EnforcementStatus `json:"enforcement,omitempty"`
 
-	// Coverage, for a namespaceSelectors scope while the plan is active,
-	// are the namespaces its selectors cover now and since when in this
-	// run (UpdateCoverage): for reports, health and dashboards. The
+	// Coverage, for a namespaceSelectors scope, are the namespaces its
+	// selectors cover in the current run (or covered in the last one) and
+	// since when (UpdateCoverage): for reports, health and dashboards. The
 	// policies do not depend on it: their own namespace selectors cover a
 	// namespace the moment it is labelled.
 	// +optional

@@ -15,10 +15,15 @@ import (
 // for an active namespaceSelectors plan, the namespaces its selectors
 // select now among those of the pass (with their labels,
 // Cluster.NamespaceLabels), less those always left out, each since when
-// this run first found it covered; nothing otherwise.
+// this run first found it covered (an entry from before the run started
+// starts again); for a plan that is not active, its last run's, kept for
+// the final report; nothing for other scopes.
 func coverage(p *plan.ProtectionPlan, c *Cluster, now time.Time) []plan.Coverage {
-	if p.Status.Phase != plan.PhaseActive || p.Spec.Scope.Type() != plan.ScopeNamespaceSelectors {
+	if p.Spec.Scope.Type() != plan.ScopeNamespaceSelectors {
 		return nil
+	}
+	if p.Status.Phase != plan.PhaseActive {
+		return p.Status.Coverage
 	}
 	infos := make([]plan.NamespaceInfo, 0, len(c.Namespaces))
 	for ns, ok := range c.Namespaces {
@@ -26,17 +31,13 @@ func coverage(p *plan.ProtectionPlan, c *Cluster, now time.Time) []plan.Coverage
 			infos = append(infos, plan.NamespaceInfo{Name: ns, Labels: c.NamespaceLabels[ns]})
 		}
 	}
-	slices.SortFunc(infos, func(a, b plan.NamespaceInfo) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(infos, func(a, b plan.NamespaceInfo) int { return strings.Compare(a.Name, b.Name) })
+	before := p.Status.Coverage
+	if started := p.Status.StartedAt; started != nil {
+		before = slices.DeleteFunc(slices.Clone(before), func(c plan.Coverage) bool { return c.Since.Before(started) })
+	}
 	covered := plan.CoveredNamespaces(p.Spec.Scope, plan.AlwaysLeftOut(c.ReleaseNamespace, c.Excluded), infos)
-	return plan.UpdateCoverage(p.Status.Coverage, covered, now)
+	return plan.UpdateCoverage(before, covered, now)
 }
 
 // eventNamespaces are the namespaces to read a plan's violations from

@@ -38,8 +38,17 @@ func TestCoverage(t *testing.T) {
 			p:    selPlan(plan.PhaseActive, plan.Coverage{Namespace: "pay", Since: since}),
 			want: []plan.Coverage{{Namespace: "pay", Since: since}, {Namespace: "pay-2", Since: metav1.NewTime(nine)}},
 		},
-		"a plan that is not active covers nothing": {
-			p: selPlan(plan.PhaseScheduled, plan.Coverage{Namespace: "pay", Since: since}),
+		"a plan that is not active keeps its last run's coverage (for the final report)": {
+			p:    selPlan(plan.PhaseTerminated, plan.Coverage{Namespace: "pay", Since: since}),
+			want: []plan.Coverage{{Namespace: "pay", Since: since}},
+		},
+		"a new run starts its coverage again": {
+			p: func() *plan.ProtectionPlan {
+				p := selPlan(plan.PhaseActive, plan.Coverage{Namespace: "pay", Since: since})
+				p.Status.StartedAt = &metav1.Time{Time: nine.Add(-time.Minute)}
+				return p
+			}(),
+			want: []plan.Coverage{{Namespace: "pay", Since: metav1.NewTime(nine)}, {Namespace: "pay-2", Since: metav1.NewTime(nine)}},
 		},
 		"a namespaces scope records no coverage": {
 			p: &plan.ProtectionPlan{Spec: plan.Spec{Scope: plan.Scope{Namespaces: []string{"pay"}}}, Status: plan.Status{Phase: plan.PhaseActive}},

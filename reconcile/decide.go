@@ -186,7 +186,6 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 		return &c
 	}
 	if p.Status.Phase != plan.PhaseActive {
-		d.p.Status.Coverage = nil
 		if in.Cluster.PolicyAPI != nil {
 			return nil, nil
 		}
