@@ -250,3 +250,16 @@ func TestExplain_NamespaceRelabel(t *testing.T) {
 		})
 	}
 }
+
+func TestSmallRequest_NamespaceLabels(t *testing.T) {
+	req, err := SmallRequest{Operation: "delete", Kind: "Deployment", Namespace: "pay", Name: "web", User: "alice",
+		NamespaceLabels: map[string]string{"team": "payments"}}.Request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := selectorPlan(plan.ModeEnforce, []metav1.LabelSelector{teamSelector("payments")}, tpl("delete"))
+	d, err := Explain(selectorInput(TargetKyverno, p), req)
+	if err != nil || !d.Blocked {
+		t.Errorf("a small request with its namespace's labels is decided by the selector: %+v, %v", d, err)
+	}
+}
