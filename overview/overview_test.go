@@ -405,3 +405,32 @@ func TestBreakGlassOf(t *testing.T) {
 		t.Error("Any")
 	}
 }
+
+func TestRowOf_NamespaceSelectorsScope(t *testing.T) {
+	for name, tc := range map[string]struct {
+		scope    plan.Scope
+		coverage []plan.Coverage
+		want     string
+	}{
+		"selectors, with the namespaces covered now": {
+			scope: plan.Scope{NamespaceSelectors: []metav1.LabelSelector{
+				{MatchLabels: map[string]string{"env": "prod"}},
+				{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpIn, Values: []string{"pay"}}}},
+			}},
+			coverage: []plan.Coverage{{Namespace: "ledger"}, {Namespace: "shop"}},
+			want:     "namespaces selected by env=prod or team in (pay) (now: ledger, shop)",
+		},
+		"the whole cluster, nothing covered yet": {
+			scope: plan.Scope{NamespaceSelectors: []metav1.LabelSelector{{}}},
+			want:  "the whole cluster (now: none)",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := blackFriday()
+			p.Spec.Scope, p.Status.Coverage = tc.scope, tc.coverage
+			if got := overview.RowOf(p).Scope; got != tc.want {
+				t.Errorf("Scope = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

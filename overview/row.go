@@ -28,7 +28,9 @@ type Row struct {
 	// Enforcement is the stored EnforcementVerified: does the freeze
 	// really refuse (EnforcementOf).
 	Enforcement HealthLabel
-	// Scope is "applications a, b" or "namespaces x, y".
+	// Scope is "applications a, b", "namespaces x, y", or "namespaces
+	// selected by env=prod or team in (pay) (now: x, y)" (the namespaces
+	// of status.coverage; "the whole cluster" for {}).
 	Scope string
 }
 
@@ -46,8 +48,31 @@ func RowOf(p *plan.ProtectionPlan) Row {
 		row.Scope = "applications " + strings.Join(sc.Applications, ", ")
 	case plan.ScopeNamespaces:
 		row.Scope = "namespaces " + strings.Join(sc.Namespaces, ", ")
+	case plan.ScopeNamespaceSelectors:
+		row.Scope = selectorsScope(sc, p.Status.Coverage)
 	}
 	return row
+}
+
+// selectorsScope says which namespaces a namespaceSelectors scope selects,
+// and which it covers (status.coverage).
+func selectorsScope(sc plan.Scope, coverage []plan.Coverage) string {
+	what := "the whole cluster"
+	if !plan.IsWholeCluster(sc.NamespaceSelectors) {
+		sels := make([]string, len(sc.NamespaceSelectors))
+		for i := range sc.NamespaceSelectors {
+			sels[i] = metav1.FormatLabelSelector(&sc.NamespaceSelectors[i])
+		}
+		what = "namespaces selected by " + strings.Join(sels, " or ")
+	}
+	covered := make([]string, len(coverage))
+	for i, c := range coverage {
+		covered[i] = c.Namespace
+	}
+	if len(covered) == 0 {
+		return what + " (now: none)"
+	}
+	return what + " (now: " + strings.Join(covered, ", ") + ")"
 }
 
 // Tone is how a label should look: a closed set, for style classes.

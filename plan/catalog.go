@@ -23,8 +23,13 @@ type TemplateInfo struct {
 	Parameters []ParameterInfo `json:"parameters,omitempty"`
 }
 
-// Supports reports whether the template supports the scope type.
+// Supports reports whether the template supports the scope type. A
+// namespaceSelectors scope freezes whole namespaces, as a namespaces scope
+// does: a template supports it when it supports namespaces.
 func (t TemplateInfo) Supports(s ScopeType) bool {
+	if s == ScopeNamespaceSelectors {
+		s = ScopeNamespaces
+	}
 	for _, x := range t.Scopes {
 		if x == s {
 			return true
@@ -66,6 +71,10 @@ type ParameterInfo struct {
 	// each item of a stringList. Empty allows any value of the type. See
 	// Parse.
 	Values []string `json:"values,omitempty"`
+	// CustomKinds lets a stringList of kinds also name any namespaced kind
+	// the cluster serves, written <Kind>.<group> (IsCustomKindName);
+	// validation checks it against ValidationEnv.Kinds.
+	CustomKinds bool `json:"customKinds,omitempty"`
 }
 
 // CatalogFunc adapts a function to Catalog.

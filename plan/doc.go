@@ -15,6 +15,14 @@
 //     (render implements Catalog), the categories, a ClusterView, an
 //     ApplicationResolver and the names of other plans (package plantest
 //     has a serializable implementation of the last three, for tests).
+//   - spec.scope: applications, namespaces, or namespaceSelectors (label
+//     selectors, ORed; {} alone is the whole cluster), never two, the type
+//     fixed once created. AlwaysLeftOut, SelectsNamespace,
+//     CoveredNamespaces and UpdateCoverage say which namespaces a scope
+//     covers now and since when (Status.Coverage).
+//   - custom kinds (ServedKinds, the embedder's discovery facts in
+//     ValidationEnv.Kinds): a kinds parameter and the excluded kinds may
+//     name <Kind>.<group>; not served or cluster-scoped is refused.
 //   - spec.requesters (Requesters, after seed 004's audiences): users,
 //     groups and service accounts (written namespace:name) the plan never
 //     freezes (exclude), and, when include names anyone, the only

@@ -23,6 +23,10 @@ type ValidationEnv struct {
 	Applications ApplicationResolver
 	// Names finds the plans that already use a display name.
 	Names PlanNames
+	// Kinds are the kinds the cluster serves (discovery facts): a custom
+	// kind a plan names (<Kind>.<group>) must be one of them, namespaced.
+	// nil checks nothing.
+	Kinds ServedKinds
 }
 
 // ClusterView is what validation needs to know about the cluster's

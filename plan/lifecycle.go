@@ -40,6 +40,10 @@ const (
 	// ReasonInvalidWindow: the stored window cannot be parsed (e.g. its
 	// time zone is unknown to this build). Set by Tick itself.
 	ReasonInvalidWindow = "InvalidWindow"
+	// ReasonExcludedUnreadable: the excluded-namespace list, which a
+	// namespaceSelectors scope leaves out of its selectors, could not be
+	// read.
+	ReasonExcludedUnreadable = "ExcludedNamespacesUnreadable"
 	// ReasonRetrying: Tick moved a failed plan back into its window's
 	// phase to try again.
 	ReasonRetrying = "Retrying"

@@ -85,6 +85,8 @@ func (p ParameterInfo) parseList(value string, fld *field.Path) ([]string, field
 		item := strings.TrimSpace(part)
 		switch {
 		case item == "" || slices.Contains(out, item):
+		case p.CustomKinds && IsCustomKindName(item):
+			out = append(out, item)
 		case len(p.Values) > 0 && !slices.Contains(p.Values, item):
 			errs = append(errs, field.NotSupported(fld, item, p.Values))
 		default:

@@ -112,16 +112,17 @@ type Spec struct {
 	Tags []string `json:"tags,omitempty"`
 }
 
-// Scope is a list of applications or a list of namespaces. Exactly one of
-// the two is set, and which one cannot change after creation.
+// Scope is a list of applications, a list of namespaces, or namespace
+// label selectors. Exactly one of the three is set, and which one cannot
+// change after creation.
 //
 // The CRD checks both with CEL, as Validate and ValidateUpdate do: an
 // empty list counts as unset, and a change from or to a scope that has no
 // type (an object written before the rule) is not refused.
 //
 // +kubebuilder:object:generate=true
-// +kubebuilder:validation:XValidation:rule="(has(self.applications) && size(self.applications) > 0) != (has(self.namespaces) && size(self.namespaces) > 0)",message="spec.scope must set exactly one of applications or namespaces"
-// +kubebuilder:validation:XValidation:rule="(has(oldSelf.applications) && size(oldSelf.applications) > 0) == (has(oldSelf.namespaces) && size(oldSelf.namespaces) > 0) || (has(self.applications) && size(self.applications) > 0) == (has(self.namespaces) && size(self.namespaces) > 0) || (has(oldSelf.applications) && size(oldSelf.applications) > 0) == (has(self.applications) && size(self.applications) > 0)",message="spec.scope: the scope type (applications or namespaces) cannot change after creation; create a new plan instead"
+// +kubebuilder:validation:XValidation:rule="[has(self.applications) && size(self.applications) > 0, has(self.namespaces) && size(self.namespaces) > 0, has(self.namespaceSelectors) && size(self.namespaceSelectors) > 0].filter(x, x).size() == 1",message="spec.scope must set exactly one of applications, namespaces or namespaceSelectors"
+// +kubebuilder:validation:XValidation:rule="[has(oldSelf.applications) && size(oldSelf.applications) > 0, has(oldSelf.namespaces) && size(oldSelf.namespaces) > 0, has(oldSelf.namespaceSelectors) && size(oldSelf.namespaceSelectors) > 0].filter(x, x).size() != 1 || [has(self.applications) && size(self.applications) > 0, has(self.namespaces) && size(self.namespaces) > 0, has(self.namespaceSelectors) && size(self.namespaceSelectors) > 0].filter(x, x).size() != 1 || ((has(oldSelf.applications) && size(oldSelf.applications) > 0) == (has(self.applications) && size(self.applications) > 0) && (has(oldSelf.namespaces) && size(oldSelf.namespaces) > 0) == (has(self.namespaces) && size(self.namespaces) > 0))",message="spec.scope: the scope type (applications, namespaces or namespaceSelectors) cannot change after creation; create a new plan instead"
 type Scope struct {
 	// Applications are resolved by the embedder (see ApplicationResolver)
 	// into namespaces, a label selector and member resources.
@@ -132,9 +133,22 @@ type Scope struct {
 	// +optional
 	// +listType=atomic
 	Namespaces []string `json:"namespaces,omitempty"`
+	// NamespaceSelectors select namespaces by their labels, as Kubernetes
+	// writes label selectors; a namespace is in scope when any of them
+	// selects it (they are ORed), including a namespace created or
+	// labelled after the plan became active. An empty selector ({}) is the
+	// whole cluster and must be listed alone. Whatever the selectors say,
+	// the release namespace, the excluded namespaces and kube-system,
+	// kube-public and kube-node-lease are never in scope
+	// (AlwaysLeftOut). While the plan is active, relabelling a namespace
+	// out of the selectors is itself frozen.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	NamespaceSelectors []metav1.LabelSelector `json:"namespaceSelectors,omitempty"`
 }
 
-// ScopeType says which half of a Scope is used.
+// ScopeType says which part of a Scope is used.
 type ScopeType string
 
 const (
@@ -142,15 +156,21 @@ const (
 	ScopeApplications ScopeType = "applications"
 	// ScopeNamespaces is a scope given as namespaces.
 	ScopeNamespaces ScopeType = "namespaces"
+	// ScopeNamespaceSelectors is a scope given as namespace label
+	// selectors (the whole cluster being the selector {}).
+	ScopeNamespaceSelectors ScopeType = "namespaceSelectors"
 )
 
-// Type returns the scope type, or "" when neither half is set.
+// Type returns the scope type, or "" when not exactly one part is set.
 func (s Scope) Type() ScopeType {
+	apps, nss, sels := len(s.Applications) > 0, len(s.Namespaces) > 0, len(s.NamespaceSelectors) > 0
 	switch {
-	case len(s.Applications) > 0 && len(s.Namespaces) == 0:
+	case apps && !nss && !sels:
 		return ScopeApplications
-	case len(s.Namespaces) > 0 && len(s.Applications) == 0:
+	case nss && !apps && !sels:
 		return ScopeNamespaces
+	case sels && !apps && !nss:
+		return ScopeNamespaceSelectors
 	}
 	return ""
 }
@@ -445,6 +465,15 @@ type Status struct {
 	// them from here instead of mirroring the operator's settings.
 	// +optional
 	Enforcement *EnforcementStatus `json:"enforcement,omitempty"`
+
+	// Coverage, for a namespaceSelectors scope, are the namespaces its
+	// selectors cover in the current run (or covered in the last one) and
+	// since when (UpdateCoverage): for reports, health and dashboards. The
+	// policies do not depend on it: their own namespace selectors cover a
+	// namespace the moment it is labelled.
+	// +optional
+	// +listType=atomic
+	Coverage []Coverage `json:"coverage,omitempty"`
 }
 
 // FinalReportStatus is the final report of a run.

@@ -70,6 +70,7 @@ func validatePlan(p *ProtectionPlan, env ValidationEnv, r rules) field.ErrorList
 	errs = append(errs, ValidateRequesters(p.Spec.Requesters, spec.Child("requesters"))...)
 	errs = append(errs, ValidateBreakGlass(p.Spec.BreakGlass, spec.Child("breakGlass"))...)
 	errs = append(errs, validateTemplates(p.Spec.Templates, p.Spec.Scope.Type(), env.Catalog, spec.Child("templates"))...)
+	errs = append(errs, validateCustomKinds(p, env, spec)...)
 	errs = append(errs, validateWindow(p.Spec.Window, env.Now, r.checkEnded, spec.Child("window"))...)
 	errs = append(errs, validateModes(p.Spec, r, spec)...)
 	errs = append(errs, validateCategories(p.Spec, env.Categories, r, spec)...)

@@ -21,16 +21,39 @@ type resolvedApps struct {
 }
 
 func validateScope(s Scope, env ValidationEnv, fld *field.Path) (field.ErrorList, resolvedApps) {
+	set := 0
+	for _, n := range []int{len(s.Applications), len(s.Namespaces), len(s.NamespaceSelectors)} {
+		if n > 0 {
+			set++
+		}
+	}
 	switch {
-	case len(s.Applications) > 0 && len(s.Namespaces) > 0:
-		return field.ErrorList{field.Invalid(fld, "applications and namespaces",
-			"set applications or namespaces, not both")}, resolvedApps{}
+	case set > 1:
+		return field.ErrorList{field.Invalid(fld, scopeParts(s),
+			"set one of applications, namespaces or namespaceSelectors")}, resolvedApps{}
 	case len(s.Applications) > 0:
 		return validateApplications(s.Applications, env, fld.Child("applications"))
 	case len(s.Namespaces) > 0:
 		return validateNamespaces(s.Namespaces, env.Cluster, fld.Child("namespaces")), resolvedApps{}
+	case len(s.NamespaceSelectors) > 0:
+		return validateNamespaceSelectors(s.NamespaceSelectors, fld.Child("namespaceSelectors")), resolvedApps{}
 	}
-	return field.ErrorList{field.Required(fld, "set applications or namespaces")}, resolvedApps{}
+	return field.ErrorList{field.Required(fld, "set applications, namespaces or namespaceSelectors")}, resolvedApps{}
+}
+
+// scopeParts names the parts of a scope that are set, for the message of
+// a scope that sets several.
+func scopeParts(s Scope) string {
+	var parts []string
+	for _, p := range []struct {
+		name string
+		n    int
+	}{{"applications", len(s.Applications)}, {"namespaces", len(s.Namespaces)}, {"namespaceSelectors", len(s.NamespaceSelectors)}} {
+		if p.n > 0 {
+			parts = append(parts, p.name)
+		}
+	}
+	return strings.Join(parts, " and ")
 }
 
 func validateNamespaces(namespaces []string, cluster ClusterView, fld *field.Path) field.ErrorList {
@@ -139,7 +162,7 @@ func validateExclusions(ex Exclusions, scope ScopeType, apps resolvedApps, fld *
 	if len(ex.Resources) == 0 {
 		return errs
 	}
-	if scope == ScopeNamespaces {
+	if scope == ScopeNamespaces || scope == ScopeNamespaceSelectors {
 		return append(errs, field.Forbidden(fld.Child("resources"),
 			"named resources can be excluded only from an applications scope; exclude whole kinds instead"))
 	}
@@ -153,8 +176,8 @@ func validateKind(kind string, p *field.Path) *field.Error {
 	switch {
 	case kind == "":
 		return field.Required(p, "a kind such as ConfigMap")
-	case !kindPattern.MatchString(kind):
-		return field.Invalid(p, kind, "must be a kind such as ConfigMap (an upper-case letter, then letters and digits)")
+	case !kindPattern.MatchString(kind) && !IsCustomKindName(kind):
+		return field.Invalid(p, kind, "must be a kind such as ConfigMap (an upper-case letter, then letters and digits), or a custom kind such as Rollout.argoproj.io")
 	}
 	return nil
 }

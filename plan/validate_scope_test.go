@@ -89,13 +89,13 @@ func TestValidate_Scope(t *testing.T) {
 		"a scope with both applications and namespaces is refused": {
 			plan:   nightly,
 			change: func(p *ProtectionPlan, _ *ValidationEnv) { p.Spec.Scope.Namespaces = []string{"shop"} },
-			want:   []fieldErr{{field.ErrorTypeInvalid, "spec.scope", "set applications or namespaces, not both"}},
+			want:   []fieldErr{{field.ErrorTypeInvalid, "spec.scope", "set one of applications, namespaces or namespaceSelectors"}},
 			code:   400,
 		},
 		"a scope with neither is required": {
 			plan:   nightly,
 			change: func(p *ProtectionPlan, _ *ValidationEnv) { p.Spec.Scope = Scope{} },
-			want:   []fieldErr{{field.ErrorTypeRequired, "spec.scope", "set applications or namespaces"}},
+			want:   []fieldErr{{field.ErrorTypeRequired, "spec.scope", "set applications, namespaces or namespaceSelectors"}},
 			code:   400,
 		},
 		"an unknown application is refused (400)": {
@@ -165,7 +165,7 @@ func TestValidate_Exclusions(t *testing.T) {
 			},
 			want: []fieldErr{
 				{field.ErrorTypeInvalid, "spec.exclusions.resources[0].kind",
-					"must be a kind such as ConfigMap (an upper-case letter, then letters and digits)"},
+					"must be a kind such as ConfigMap (an upper-case letter, then letters and digits), or a custom kind such as Rollout.argoproj.io"},
 				{field.ErrorTypeRequired, "spec.exclusions.resources[0].name", "the name of the resource to exclude"},
 				{field.ErrorTypeRequired, "spec.exclusions.resources[0].namespace", "the namespace of the resource to exclude"},
 			},
@@ -183,7 +183,7 @@ func TestValidate_Exclusions(t *testing.T) {
 			plan:   holiday,
 			change: func(p *ProtectionPlan, _ *ValidationEnv) { p.Spec.Exclusions.Kinds = []string{"Deployment/scale"} },
 			want: []fieldErr{{field.ErrorTypeInvalid, "spec.exclusions.kinds[0]",
-				"must be a kind such as ConfigMap (an upper-case letter, then letters and digits)"}},
+				"must be a kind such as ConfigMap (an upper-case letter, then letters and digits), or a custom kind such as Rollout.argoproj.io"}},
 			code: 400,
 		},
 	})

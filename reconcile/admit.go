@@ -195,6 +195,7 @@ func validationEnv(in Input) plan.ValidationEnv {
 		Catalog:    render.DefaultCatalog,
 		Categories: c.Categories,
 		Cluster:    clusterView{c},
+		Kinds:      c.Kinds,
 		Names: plan.PlanNamesFunc(func(name string) ([]string, error) {
 			var ids []string
 			for _, q := range c.Plans {

@@ -35,13 +35,15 @@ func CheckpointOf(plans []*plan.ProtectionPlan, live []*unstructured.Unstructure
 	byPlan := health.GroupByPlan(live)
 	var c Checkpoint
 	var objs []*unstructured.Unstructured
+	var more []string
 	for _, p := range plans {
 		if l := byPlan[p.Name]; len(l) > 0 {
 			c.Plans = append(c.Plans, p.Name)
 			objs = append(objs, l...)
+			more = append(more, eventNamespaces(l, p.Status.Coverage)...)
 		}
 	}
 	c.Index = violations.IndexPolicies(objs)
-	c.Namespaces = Namespaces(objs)
+	c.Namespaces = withEventNamespaces(Namespaces(objs), more)
 	return c
 }

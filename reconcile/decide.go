@@ -225,6 +225,7 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 	d.p.Status.Enforcement = &plan.EnforcementStatus{Target: string(in.Settings.target()), Compact: in.Settings.Compact,
 		GrantedUsers: plan.GrantedUsers(p, in.Now)}
 	d.grantsEnded()
+	d.p.Status.Coverage = coverage(d.p, in.Cluster, in.Now)
 	return nil, check(res)
 }
 
@@ -237,6 +238,12 @@ func resolveScope(p *plan.ProtectionPlan, c *Cluster) ([]plan.Application, *Fail
 	switch p.Spec.Scope.Type() {
 	case plan.ScopeNamespaces:
 		namespaces = p.Spec.Scope.Namespaces
+	case plan.ScopeNamespaceSelectors:
+		// The selectors leave the excluded namespaces out: without the
+		// list, the policies could freeze one of them.
+		if c.ExcludedErr != nil {
+			return nil, &Failure{plan.ReasonExcludedUnreadable, fmt.Sprintf("the excluded-namespace list cannot be read: %v", c.ExcludedErr)}
+		}
 	case plan.ScopeApplications:
 		if c.Applications == nil {
 			return nil, &Failure{plan.ReasonApplicationNotFound, "no application could be resolved"}

@@ -51,7 +51,7 @@ func (d *pass) final() *Final {
 	}
 	objs := runObjects(d.p.Name, d.in.Live, run)
 	f.Index = violations.IndexPolicies(objs)
-	f.Namespaces = Namespaces(objs)
+	f.Namespaces = withEventNamespaces(Namespaces(objs), eventNamespaces(objs, d.stored.Status.Coverage, d.p.Status.Coverage))
 	return f
 }
 

@@ -54,6 +54,9 @@ func (s Settings) target() render.Target {
 type Cluster struct {
 	// Namespaces are the namespaces that exist and are not being deleted.
 	Namespaces map[string]bool
+	// NamespaceLabels are the namespaces' labels, by name: what a
+	// namespaceSelectors scope selects (Status.Coverage). nil: none read.
+	NamespaceLabels map[string]map[string]string
 	// ReleaseNamespace is where the product runs; no plan may freeze it.
 	ReleaseNamespace string
 	// Excluded are the namespaces plans may not target, and ExcludedErr
@@ -67,6 +70,10 @@ type Cluster struct {
 	// Applications resolves applications; nil when nothing was listed
 	// (every application is then unresolved).
 	Applications plan.ApplicationResolver
+	// Kinds are the custom kinds the cluster serves (discovery facts, from
+	// its CRDs): what plans may name as <Kind>.<group>, and the kinds with
+	// a /scale the scaling template covers. nil: none known.
+	Kinds plan.ServedKinds
 	// PolicyAPI is non-nil when the target's policy kinds are not served
 	// (the policy engine is not installed): no plan can be put in place.
 	PolicyAPI error

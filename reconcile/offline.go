@@ -28,6 +28,14 @@ type Offline struct {
 	// and a plan of applications cannot be previewed
 	// (*ApplicationsUnknownError).
 	Applications plan.ApplicationResolver
+	// ReleaseNamespace and ExcludedNamespaces are what a namespaceSelectors
+	// scope leaves out (render.Input); a preview of such a plan needs
+	// ReleaseNamespace.
+	ReleaseNamespace   string
+	ExcludedNamespaces []string
+	// Kinds are the custom kinds the cluster serves (discovery facts): a
+	// plan may name them, and the preview renders them.
+	Kinds plan.ServedKinds
 	// Names finds the plans that use a display name; only Lint asks (a
 	// plan previewed may be in the cluster already).
 	Names plan.PlanNames
@@ -92,7 +100,7 @@ func (o Offline) approver() string {
 // env is the validation environment of what o knows, at now (the zero
 // instant comes before every window: an ended window is not refused).
 func (o Offline) env(now time.Time, names bool) plan.ValidationEnv {
-	env := plan.ValidationEnv{Now: now, Catalog: render.DefaultCatalog, Cluster: o.Cluster, Applications: o.Applications}
+	env := plan.ValidationEnv{Now: now, Catalog: render.DefaultCatalog, Cluster: o.Cluster, Applications: o.Applications, Kinds: o.Kinds}
 	if names {
 		env.Names = o.Names
 	}
@@ -142,6 +150,10 @@ type Preview struct {
 	Plan         *plan.ProtectionPlan
 	Applications []plan.Application
 	Now          time.Time
+	// ReleaseNamespace, ExcludedNamespaces and Kinds are the Offline's.
+	ReleaseNamespace   string
+	ExcludedNamespaces []string
+	Kinds              plan.ServedKinds
 }
 
 // Preview is p as an operator would hold it at now: defaulted, checked
@@ -164,12 +176,14 @@ func (o Offline) Preview(p *plan.ProtectionPlan, now time.Time, pending bool) (P
 	if err != nil {
 		return Preview{}, err
 	}
-	return Preview{Plan: res.Plan, Applications: o.applications(p), Now: now}, nil
+	return Preview{Plan: res.Plan, Applications: o.applications(p), Now: now,
+		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces, Kinds: o.Kinds}, nil
 }
 
 // Input is the render.Input of the preview for a target and layout.
 func (pv Preview) Input(target render.Target, compact bool) render.Input {
-	return render.Input{Plan: pv.Plan, Applications: pv.Applications, Now: pv.Now, Target: target, Compact: compact}
+	return render.Input{Plan: pv.Plan, Applications: pv.Applications, Now: pv.Now, Target: target, Compact: compact,
+		ReleaseNamespace: pv.ReleaseNamespace, ExcludedNamespaces: pv.ExcludedNamespaces, Kinds: pv.Kinds}
 }
 
 // Note says, for people, the plan's phase at the preview's instant and
@@ -308,7 +322,8 @@ func (o Offline) deployed(spec *plan.ProtectionPlan, apps []plan.Application, at
 	if err != nil {
 		return nil
 	}
-	r, err := render.Render(render.Input{Plan: res.Plan, Applications: apps, Now: at})
+	r, err := render.Render(render.Input{Plan: res.Plan, Applications: apps, Now: at,
+		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces, Kinds: o.Kinds})
 	if err != nil || len(r.Policies) == 0 {
 		return nil
 	}

@@ -326,3 +326,38 @@ func ExampleOffline() {
 	// plan xmas is scheduled at 2026-12-24T17:00:00+01:00; its window opens at 2026-12-24T18:00:00+01:00: 0 policies
 	// plan xmas is active at 2026-12-24T19:00:00+01:00; its window closes at 2026-12-27T06:00:00+01:00: 2 policies
 }
+
+func TestOffline_PreviewNamespaceSelectorsAndCustomKinds(t *testing.T) {
+	rollout := plan.ServedKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Rollout", Resource: "rollouts", Namespaced: true, ScaleReplicasPath: ".spec.replicas"}
+	o := known
+	o.ReleaseNamespace, o.Kinds = offlineSnapshot.ReleaseNamespace, plan.ServedKinds{rollout}
+	p := offlineFreeze(func(p *plan.ProtectionPlan) {
+		p.Spec.Scope = plan.Scope{NamespaceSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"team": "payments"}}}}
+		p.Spec.Templates = []plan.TemplateRef{{Name: "delete", Parameters: map[string]string{"kinds": "Rollout.argoproj.io"}}}
+	})
+	pv, err := o.Preview(p, start.Add(time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := render.Render(pv.Input(render.TargetKyverno, false))
+	if err != nil {
+		t.Fatalf("the preview of a selector plan naming a custom kind renders: %v", err)
+	}
+	var kinds []string
+	for _, o := range res.Objects() {
+		kinds = append(kinds, o.GetKind()+" "+o.GetName())
+	}
+	want := fmt.Sprint([]string{"ClusterPolicy xmas-delete-s0", "ClusterPolicy xmas-namespace-labels"})
+	if fmt.Sprint(kinds) != want {
+		t.Errorf("rendered %v, want %v", kinds, want)
+	}
+	o.Kinds = nil
+	if _, err := o.Preview(p, start.Add(time.Hour), false); err != nil {
+		t.Errorf("without discovery facts validation does not check the kind: %v", err)
+	}
+	o.Kinds = plan.ServedKinds{}
+	var verr *plan.ValidationError
+	if _, err := o.Preview(p, start.Add(time.Hour), false); !errors.As(err, &verr) {
+		t.Errorf("a kind the cluster does not serve is refused: %v", err)
+	}
+}

@@ -27,7 +27,7 @@ func TestCatalog_EveryTemplateIsWellFormed(t *testing.T) {
 		if info.Title == "" || info.Description == "" || len(info.Scopes) == 0 {
 			t.Errorf("%s: title, description and scopes are required", info.Name)
 		}
-		bt, errs := bindTemplate(tmpl, nil, field.NewPath("t"))
+		bt, errs := bindTemplate(tmpl, nil, nil, field.NewPath("t"))
 		if len(errs) > 0 {
 			t.Errorf("%s: the defaults do not bind: %v", info.Name, errs)
 		}

@@ -37,6 +37,8 @@ var _ translator = kyvernoCELTarget{}
 const (
 	nvpolAPIVersion = "policies.kyverno.io/v1"
 	nvpolKind       = "NamespacedValidatingPolicy"
+	// vpolKind is the cluster-wide twin, for a namespaceSelectors scope.
+	vpolKind = "ValidatingPolicy"
 )
 
 // kyvernoCELOptions are the kyverno-cel target's CEL options.
@@ -45,7 +47,7 @@ var kyvernoCELOptions = celOptions{text: celText}
 func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 	opt := kyvernoCELOptions
 	opt.dynObjects = c.compact
-	return c.eachPolicy(
+	ps, err := c.eachPolicy(
 		func(u policyUnit, ns nsScope) (*specProto, error) {
 			spec, err := kyvernoCELSpec(c, u, ns, opt)
 			if err != nil {
@@ -54,16 +56,39 @@ func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 			return newSpecProto(spec)
 		},
 		func(u policyUnit, ns nsScope, proto *specProto) (Policy, error) {
-			name := PolicyName(c.planID, u.template)
-			obj, hash, err := renderedObject(c, nvpolAPIVersion, nvpolKind, u.template, name, ns.name, nil, proto)
-			if err != nil {
-				return Policy{}, err
-			}
-			return Policy{
-				Target: TargetKyvernoCEL, Template: u.template, Templates: u.templates, Namespace: ns.name, Name: name,
-				Hash: hash, Objects: []*unstructured.Unstructured{obj},
-			}, nil
+			return kyvernoCELPolicy(c, u, c.policyNameIn(u.template, ns), ns.name, proto)
 		})
+	if err != nil || len(c.nsSelectors()) == 0 {
+		return ps, err
+	}
+	proto, err := newSpecProto(kyvernoCELSpecOf(c.mode, celNamespaceLabels(c, opt)))
+	if err != nil {
+		return nil, err
+	}
+	u := policyUnit{template: NamespaceLabelsTemplate, templates: []string{NamespaceLabelsTemplate}}
+	guard, err := kyvernoCELPolicy(c, u, namespaceLabelsPolicyName(c.planID), "", proto)
+	if err != nil {
+		return nil, err
+	}
+	return append(ps, guard), nil
+}
+
+// kyvernoCELPolicy makes the object of one namespace from a shared spec;
+// an empty namespace makes a cluster-wide ValidatingPolicy (a
+// namespaceSelectors scope).
+func kyvernoCELPolicy(c *compiled, u policyUnit, name, namespace string, proto *specProto) (Policy, error) {
+	kind := nvpolKind
+	if namespace == "" {
+		kind = vpolKind
+	}
+	obj, hash, err := renderedObject(c, nvpolAPIVersion, kind, u.template, name, namespace, nil, proto)
+	if err != nil {
+		return Policy{}, err
+	}
+	return Policy{
+		Target: TargetKyvernoCEL, Template: u.template, Templates: u.templates, Namespace: namespace, Name: name,
+		Hash: hash, Objects: []*unstructured.Unstructured{obj},
+	}, nil
 }
 
 // kyvernoCELSpec renders the spec of a policy holding a unit's rules for
@@ -76,6 +101,15 @@ func kyvernoCELSpec(c *compiled, u policyUnit, ns nsScope, opt celOptions) (poli
 	if c.clock != nil {
 		cs.conditions = addCELClock(cs.conditions, c.clock)
 	}
+	if ns.nsSelector != nil {
+		cs.match.NamespaceSelector = ns.nsSelector
+	}
+	return kyvernoCELSpecOf(c.modeOf(u), cs), nil
+}
+
+// kyvernoCELSpecOf writes a translated policy as a ValidatingPolicySpec
+// in a mode.
+func kyvernoCELSpecOf(mode plan.Mode, cs celSpec) policiesv1.ValidatingPolicySpec {
 	fail := admissionregistrationv1.Fail
 	yes, no := true, false
 	return policiesv1.ValidatingPolicySpec{
@@ -84,17 +118,20 @@ func kyvernoCELSpec(c *compiled, u policyUnit, ns nsScope, opt celOptions) (poli
 		Variables:        cs.variables,
 		Validations:      cs.validations,
 		FailurePolicy:    &fail,
-		ValidationAction: celActions(c.modeOf(u), TargetKyvernoCEL),
+		ValidationAction: celActions(mode, TargetKyvernoCEL),
 		EvaluationConfiguration: &policiesv1.EvaluationConfiguration{
 			Mode:       policieskyvernoio.EvaluationModeKubernetes,
 			Admission:  &policiesv1.AdmissionConfiguration{Enabled: &yes},
 			Background: &policiesv1.BackgroundConfiguration{Enabled: &no},
 		},
-	}, nil
+	}
 }
 
 func (kyvernoCELTarget) kinds() []schema.GroupVersionKind {
-	return []schema.GroupVersionKind{{Group: "policies.kyverno.io", Version: "v1", Kind: nvpolKind}}
+	return []schema.GroupVersionKind{
+		{Group: "policies.kyverno.io", Version: "v1", Kind: nvpolKind},
+		{Group: "policies.kyverno.io", Version: "v1", Kind: vpolKind},
+	}
 }
 
 // failureAction reads spec.validationActions: Deny is enforce, Audit (or
@@ -116,7 +153,8 @@ func (kyvernoCELTarget) traits() explainTraits {
 	}
 }
 
-// frozenNamespace: the policy lives in the namespace it freezes.
+// frozenNamespace: the policy lives in the namespace it freezes; a
+// ValidatingPolicy (a namespaceSelectors scope) in none: "".
 func (kyvernoCELTarget) frozenNamespace(obj *unstructured.Unstructured) (string, bool) {
 	return obj.GetNamespace(), true
 }

@@ -121,13 +121,7 @@ func appendDistinct(list []admissionregistrationv1.NamedRuleWithOperations, rule
 // kinds (each with every subresource, as Explain excludes a kind whatever
 // the subresource; kinds no template knows exclude nothing and are left
 // out), and the fields the API server would default.
-func celMatchResources(rules []admissionregistrationv1.NamedRuleWithOperations, excluded []string, opt celOptions) admissionregistrationv1.MatchResources {
-	var kinds []Kind
-	for _, name := range excluded {
-		if k, ok := kindByName(name); ok {
-			kinds = append(kinds, k)
-		}
-	}
+func celMatchResources(rules []admissionregistrationv1.NamedRuleWithOperations, kinds []Kind, opt celOptions) admissionregistrationv1.MatchResources {
 	var exclude []admissionregistrationv1.NamedRuleWithOperations
 	for _, group := range byGroup(kinds) {
 		res := append(resources(group, ""), resources(group, "*")...)

@@ -78,7 +78,7 @@ func celTranslate(c *compiled, u policyUnit, ns nsScope, opt celOptions) (celSpe
 	}
 	vars := &celVars{}
 	spec := celSpec{
-		match:      celMatchResources(union, c.excludedKinds, opt),
+		match:      celMatchResources(union, c.excludedKindList(), opt),
 		conditions: celConditions(c, ns, u.record),
 	}
 	all := triplesOf(union)

@@ -38,6 +38,8 @@ type compiled struct {
 	// clock, in a clocked render (Input.Clock on a target with a clock),
 	// are the intervals the policies refuse in; nil otherwise.
 	clock []window.Interval
+	// served are the custom kinds the cluster serves (Input.Kinds).
+	served plan.ServedKinds
 }
 
 // kindIdentifier is what an excluded kind must look like: an identifier
@@ -60,7 +62,7 @@ func compile(in Input) (*compiled, error) {
 	}
 	p := in.Plan
 	spec := field.NewPath("spec")
-	c := &compiled{planID: p.Name, planName: p.Spec.Name, mode: p.Spec.Mode, target: target, compact: in.Compact}
+	c := &compiled{planID: p.Name, planName: p.Spec.Name, mode: p.Spec.Mode, target: target, compact: in.Compact, served: in.Kinds}
 	if strings.TrimSpace(c.planName) == "" {
 		c.planName = p.Name
 	}
@@ -77,7 +79,7 @@ func compile(in Input) (*compiled, error) {
 			c.until = u
 		}
 	}
-	c.templates, e = bindTemplates(p.Spec.Templates, p.Spec.Scope.Type(), spec.Child("templates"))
+	c.templates, e = bindTemplates(p.Spec.Templates, p.Spec.Scope.Type(), in.Kinds, spec.Child("templates"))
 	errs = append(errs, e...)
 	c.namespaces, e = resolveScope(in)
 	errs = append(errs, e...)
@@ -119,7 +121,7 @@ func checkPlanID(id string, fld *field.Path) field.ErrorList {
 
 // bindTemplates looks up every template of the plan and binds its
 // parameters.
-func bindTemplates(refs []plan.TemplateRef, scope plan.ScopeType, fld *field.Path) ([]boundTemplate, field.ErrorList) {
+func bindTemplates(refs []plan.TemplateRef, scope plan.ScopeType, served plan.ServedKinds, fld *field.Path) ([]boundTemplate, field.ErrorList) {
 	var (
 		out  []boundTemplate
 		errs field.ErrorList
@@ -141,7 +143,7 @@ func bindTemplates(refs []plan.TemplateRef, scope plan.ScopeType, fld *field.Pat
 			errs = append(errs, field.Invalid(p.Child("name"), ref.Name, fmt.Sprintf("does not support a %s scope", scope)))
 			continue
 		}
-		bt, e := bindTemplate(t, ref.Parameters, p)
+		bt, e := bindTemplate(t, ref.Parameters, served, p)
 		errs = append(errs, e...)
 		out = append(out, bt)
 	}
@@ -161,6 +163,9 @@ func templateNames() []string {
 func excludedKinds(kinds []string, fld *field.Path) ([]string, field.ErrorList) {
 	var errs field.ErrorList
 	for i, k := range kinds {
+		if plan.IsCustomKindName(k) {
+			continue // a custom kind (custom_kinds.go)
+		}
 		if e := checkKindName(k, fld.Index(i)); e != nil {
 			errs = append(errs, e)
 		}

@@ -200,6 +200,31 @@
 // without it, the compact layout refused a label change as scaling
 // (test/kyverno caught it).
 //
+// # Namespaces by label and custom kinds
+//
+// A namespaceSelectors scope renders cluster-wide policies, one per
+// template and selector (SelectorPolicyName), each carrying the selector,
+// ANDed with the namespaces always left out (plan.AlwaysLeftOut, as
+// "kubernetes.io/metadata.name notin (...)"), as the target's own
+// namespaceSelector: a kyverno.io/v1 ClusterPolicy (every match filter's
+// resources.namespaceSelector), a policies.kyverno.io/v1 ValidatingPolicy
+// (matchConstraints.namespaceSelector) or a ValidatingAdmissionPolicy
+// whose binding selects the namespaces. A per-namespace policy cannot
+// serve it: a namespace labelled later would stay open until the next
+// render. One more policy (NamespaceLabelsTemplate) refuses an UPDATE of a
+// Namespace that some selector selected before and none after; the
+// namespace selector cannot do that, since the API server matches a
+// Namespace against its new labels. Input.ReleaseNamespace is required.
+// Measured with TestSelectorLatency (200 requests per cell, in-run
+// baseline), a selector plan costs what the same plan listing its
+// namespace costs: overhead ratios 0.98 (kyverno), 0.89 (kyverno-cel) and
+// 1.07 (vap) for an admitted patch, every difference within its 95%
+// interval of zero.
+//
+// Custom kinds (custom_kinds.go) are served kinds named <Kind>.<group>,
+// resolved through Input.Kinds (discovery facts): matched by group,
+// served version and plural resource on every target.
+//
 // # Admission cost
 //
 // Measured on the end-to-end harness (TestAdmissionLatency: server dry-run

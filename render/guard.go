@@ -63,6 +63,13 @@ func templateKinds(bt boundTemplate) []Kind {
 			out = append(out, k)
 		}
 	}
+	for _, r := range bt.rules { // custom kinds (custom_kinds.go), in the rules' order
+		for _, k := range r.Kinds {
+			if !slices.Contains(knownKinds, k) && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
 	return out
 }
 

@@ -137,7 +137,9 @@ func TestFailureAction_DeprecatedSpellingsAndDefault(t *testing.T) {
 }
 
 func TestFailureAction_RefusesOtherKinds(t *testing.T) {
-	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy"}}
+	// ClusterPolicy is rendered for a namespaceSelectors scope; a
+	// PolicyException of the same engine never is.
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kyverno.io/v2", "kind": "PolicyException"}}
 	if _, err := FailureAction(obj); !errors.Is(err, ErrNotRendered) {
 		t.Errorf("err = %v, want ErrNotRendered", err)
 	}
@@ -218,7 +220,7 @@ func TestRender_ObjectsAreJSONValues(t *testing.T) {
 
 func TestKindsOfAndPlanSelector(t *testing.T) {
 	kinds, err := KindsOf("")
-	if err != nil || len(kinds) != 1 || kinds[0].String() != "kyverno.io/v1, Kind=Policy" {
+	if err != nil || len(kinds) != 2 || kinds[0].String() != "kyverno.io/v1, Kind=Policy" || kinds[1].String() != "kyverno.io/v1, Kind=ClusterPolicy" {
 		t.Errorf("KindsOf(default) = %v, %v", kinds, err)
 	}
 	kinds, err = KindsOf(TargetVAP)
@@ -226,7 +228,8 @@ func TestKindsOfAndPlanSelector(t *testing.T) {
 		t.Errorf("KindsOf(vap) = %v, %v", kinds, err)
 	}
 	kinds, err = KindsOf(TargetKyvernoCEL)
-	if err != nil || len(kinds) != 1 || kinds[0].String() != "policies.kyverno.io/v1, Kind=NamespacedValidatingPolicy" {
+	if err != nil || len(kinds) != 2 || kinds[0].String() != "policies.kyverno.io/v1, Kind=NamespacedValidatingPolicy" ||
+		kinds[1].String() != "policies.kyverno.io/v1, Kind=ValidatingPolicy" {
 		t.Errorf("KindsOf(kyverno-cel) = %v, %v", kinds, err)
 	}
 	if got := PlanSelector("black-friday"); got != "telark.io/protection-plan=black-friday" {

@@ -23,11 +23,19 @@ var _ translator = kyvernoTarget{}
 
 func (kyvernoTarget) policies(c *compiled) ([]Policy, error) {
 	messages := kyvernoMessages(c)
-	return c.eachPolicy(
+	ps, err := c.eachPolicy(
 		func(u policyUnit, ns nsScope) (*specProto, error) { return kyvernoSpec(c, u, ns, messages) },
 		func(u policyUnit, ns nsScope, proto *specProto) (Policy, error) {
-			return kyvernoPolicy(c, u, PolicyName(c.planID, u.template), ns.name, proto)
+			return kyvernoPolicy(c, u, c.policyNameIn(u.template, ns), ns.name, proto)
 		})
+	if err != nil || len(c.nsSelectors()) == 0 {
+		return ps, err
+	}
+	guard, err := kyvernoNamespaceLabels(c)
+	if err != nil {
+		return nil, err
+	}
+	return append(ps, guard), nil
 }
 
 // kyvernoMessages wraps every rule's message once.
@@ -134,6 +142,9 @@ func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]stri
 	if c.clock != nil {
 		addKyvernoClock(&spec, c.clock)
 	}
+	if ns.nsSelector != nil {
+		kyvernoSelectNamespaces(spec.Rules, ns.nsSelector)
+	}
 	return newSpecProto(spec)
 }
 
@@ -165,9 +176,14 @@ func (c *compiled) kyvernoRequesters(rule *kyRule, record bool) error {
 }
 
 // kyvernoPolicy makes the object of one namespace from a shared spec.
+// An empty namespace makes a ClusterPolicy (a namespaceSelectors scope).
 func kyvernoPolicy(c *compiled, u policyUnit, name, namespace string, proto *specProto) (Policy, error) {
 	annotations := map[string]string{AnnotationKyvernoAutogen: "none"}
-	obj, hash, err := renderedObject(c, kyvernoAPIVersion, kyvernoKind, u.template, name, namespace, annotations, proto)
+	kind := kyvernoKind
+	if namespace == "" {
+		kind = kyvernoClusterKind
+	}
+	obj, hash, err := renderedObject(c, kyvernoAPIVersion, kind, u.template, name, namespace, annotations, proto)
 	if err != nil {
 		return Policy{}, err
 	}
@@ -186,7 +202,10 @@ func kyvernoAction(m plan.Mode) string {
 }
 
 func (kyvernoTarget) kinds() []schema.GroupVersionKind {
-	return []schema.GroupVersionKind{{Group: "kyverno.io", Version: "v1", Kind: kyvernoKind}}
+	return []schema.GroupVersionKind{
+		{Group: "kyverno.io", Version: "v1", Kind: kyvernoKind},
+		{Group: "kyverno.io", Version: "v1", Kind: kyvernoClusterKind},
+	}
 }
 
 // failureAction reads spec.validationFailureAction. Kyverno 1.19 still
@@ -223,7 +242,8 @@ func (kyvernoTarget) traits() explainTraits {
 	}
 }
 
-// frozenNamespace: the policy lives in the namespace it freezes.
+// frozenNamespace: the policy lives in the namespace it freezes; a
+// ClusterPolicy (a namespaceSelectors scope) freezes no one namespace: "".
 func (kyvernoTarget) frozenNamespace(obj *unstructured.Unstructured) (string, bool) {
 	return obj.GetNamespace(), true
 }

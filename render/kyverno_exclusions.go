@@ -45,6 +45,7 @@ func kyvernoSubjects() []kySubject {
 func withScale(kinds []string) []string {
 	out := make([]string, 0, 2*len(kinds))
 	for _, k := range kinds {
+		k = kyvernoKindSelector(k)
 		out = append(out, k, k+"/"+SubresourceScale)
 	}
 	return out

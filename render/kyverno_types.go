@@ -12,9 +12,12 @@ package render
 // omitempty: they are always written, so that the API server adds nothing
 // to a spec and a live policy reads back equal to its render.
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 const (
-	kyvernoAPIVersion = "kyverno.io/v1"
-	kyvernoKind       = "Policy"
+	kyvernoAPIVersion  = "kyverno.io/v1"
+	kyvernoKind        = "Policy"
+	kyvernoClusterKind = "ClusterPolicy"
 )
 
 type kySpec struct {
@@ -46,9 +49,10 @@ type kyFilter struct {
 }
 
 type kyResources struct {
-	Kinds      []string `json:"kinds"`
-	Names      []string `json:"names,omitempty"`
-	Operations []string `json:"operations,omitempty"`
+	Kinds             []string              `json:"kinds"`
+	Names             []string              `json:"names,omitempty"`
+	Operations        []string              `json:"operations,omitempty"`
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 }
 
 type kySubject struct {

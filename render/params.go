@@ -2,6 +2,8 @@ package render
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/telark/protectionplans/plan"
 )
 
 // boundTemplate is a template with the plan's parameter values bound into
@@ -16,7 +18,7 @@ type boundTemplate struct {
 // own (plan.TemplateInfo.ParseParameters, from the types and allowed
 // values the catalog declares), so render refuses exactly what validation
 // refuses. fld is the template entry's path.
-func bindTemplate(t Template, params map[string]string, fld *field.Path) (boundTemplate, field.ErrorList) {
+func bindTemplate(t Template, params map[string]string, served plan.ServedKinds, fld *field.Path) (boundTemplate, field.ErrorList) {
 	values, errs := t.info.ParseParameters(params, fld.Child("parameters"))
 	bt := boundTemplate{name: t.info.Name}
 	if len(errs) > 0 {
@@ -25,7 +27,13 @@ func bindTemplate(t Template, params map[string]string, fld *field.Path) (boundT
 	for _, r := range t.rules {
 		r = r.clone()
 		if r.KindsParam != "" {
-			r.Kinds, r.KindsParam = kindsOf(values[r.KindsParam]), ""
+			var e field.ErrorList
+			r.Kinds, e = resolveKinds(values[r.KindsParam], served, plan.KeyPath(fld.Child("parameters"), r.KindsParam))
+			r.KindsParam = ""
+			errs = append(errs, e...)
+		}
+		if r.Condition == ReplicasChanged {
+			r.Kinds = append(r.Kinds, scalableServed(served)...)
 		}
 		if r.DirectionParam != "" {
 			d := DirectionAny
@@ -42,7 +50,7 @@ func bindTemplate(t Template, params map[string]string, fld *field.Path) (boundT
 		}
 		bt.rules = append(bt.rules, r)
 	}
-	return bt, nil
+	return bt, errs
 }
 
 // kindsOf returns the known kinds named, in catalog order whatever the

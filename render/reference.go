@@ -36,6 +36,10 @@ type Request struct {
 	// none), and for any request given without objects. Otherwise the
 	// labels of Object and OldObject are used.
 	Labels map[string]string `json:"labels,omitempty"`
+	// NamespaceLabels are the labels of the request's namespace, which a
+	// namespaceSelectors scope selects by (its kubernetes.io/metadata.name
+	// is Namespace whatever they say).
+	NamespaceLabels map[string]string `json:"namespaceLabels,omitempty"`
 	// Object is the new object (nil on DELETE); OldObject the old one (nil
 	// on CREATE). For /scale they are autoscaling/v1 Scale objects.
 	Object    map[string]any `json:"object,omitempty"`
@@ -143,11 +147,13 @@ type outcome struct {
 }
 
 func (c *compiled) explain(req Request) (Decision, error) {
-	i := slices.IndexFunc(c.namespaces, func(ns nsScope) bool { return ns.name == req.Namespace })
-	if i < 0 {
+	if d, ok := c.explainRelabel(req); ok {
+		return d, nil
+	}
+	ns, ok := c.scopeOf(req)
+	if !ok {
 		return Decision{Reason: fmt.Sprintf("namespace %q is not in the plan's scope", req.Namespace)}, nil
 	}
-	ns := c.namespaces[i]
 	best := outcome{reason: fmt.Sprintf("no template of the plan freezes %s", describeRequest(req))}
 	var unchanged []string
 	for _, u := range c.units(ns) {
@@ -185,7 +191,7 @@ func orList(items []string) string {
 
 func (c *compiled) decision(u policyUnit, template string, r RuleSpec, o outcome, ns nsScope, req Request) Decision {
 	tr := translators[c.target].traits()
-	name := tr.policyName(c.planID, u.template, ns.name)
+	name, ref := c.explainedPolicy(tr, u.template, ns)
 	msg := c.message(r.What)
 	if r.Condition == LeavesApplication {
 		prefix, suffix := c.guardMessageParts(r.Application)
@@ -195,7 +201,6 @@ func (c *compiled) decision(u policyUnit, template string, r RuleSpec, o outcome
 		Template: template, Rule: o.rule, Namespace: ns.name,
 		Policy: name, Message: tr.text(msg),
 	}
-	ref := tr.describe(ns.name, name)
 	if c.mode == plan.ModeEnforce {
 		d.Blocked = true
 		d.Reason = fmt.Sprintf("refused by rule %s of %s", o.rule, ref)
@@ -210,7 +215,7 @@ func (c *compiled) decision(u policyUnit, template string, r RuleSpec, o outcome
 // the record policy's rule (named as in the compact layout) records it.
 func (c *compiled) recordDecision(template string, r RuleSpec, o outcome, ns nsScope, req Request) Decision {
 	tr := translators[c.target].traits()
-	name := tr.policyName(c.planID, ExemptTemplate, ns.name)
+	name, ref := c.explainedPolicy(tr, ExemptTemplate, ns)
 	rule := o.rule
 	if r.Condition == LeavesApplication && !c.compact {
 		rule = compactRuleName(template, r)
@@ -219,7 +224,7 @@ func (c *compiled) recordDecision(template string, r RuleSpec, o outcome, ns nsS
 		Exempt: true, Template: template, Rule: rule, Namespace: ns.name, Policy: name,
 		Message: tr.text(recordPrefix) + tr.requester(req.UserInfo.Username) + tr.text(c.recordSuffix(r.What)),
 		Reason: fmt.Sprintf("admitted: %s is exempt from the plan (%s); recorded by rule %s of %s",
-			req.UserInfo.Username, o.exempt, rule, tr.describe(ns.name, name)),
+			req.UserInfo.Username, o.exempt, rule, ref),
 	}
 }
 
@@ -240,7 +245,7 @@ func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) (outcome, error
 	if !c.include.empty() && !c.include.matches(req.UserInfo) {
 		return outcome{stage: stageNotIncluded, reason: fmt.Sprintf("%s is not among the requesters the plan is limited to (spec.requesters.include)", req.UserInfo.Username)}, nil
 	}
-	if slices.Contains(c.excludedKinds, req.Kind.Kind) {
+	if c.excludesKind(req.Kind) {
 		return outcome{stage: stageExcluded, reason: fmt.Sprintf("kind %s is excluded from the plan", req.Kind.Kind)}, nil
 	}
 	if slices.ContainsFunc(ns.excluded, func(x plan.ResourceRef) bool { return x.Kind == req.Kind.Kind && x.Name == req.Name }) {

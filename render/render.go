@@ -22,6 +22,19 @@ type Input struct {
 	// embedder (applications scope only). Each application of the scope
 	// must be present; others are ignored.
 	Applications []plan.Application
+	// ReleaseNamespace and ExcludedNamespaces are the namespaces no plan
+	// may freeze (as plan.ClusterView knows them). A namespaceSelectors
+	// scope leaves them out of every selector, with kube-system,
+	// kube-public and kube-node-lease (plan.AlwaysLeftOut), and needs
+	// ReleaseNamespace; other scopes do not read them (validation refuses
+	// them by name).
+	ReleaseNamespace   string
+	ExcludedNamespaces []string
+	// Kinds are the kinds the cluster serves (discovery facts, e.g. from
+	// the CRDs): a kinds parameter or an excluded kind may name one as
+	// <Kind>.<group>, and the scaling template covers those with a /scale
+	// (custom_kinds.go). nil: the catalog's kinds only.
+	Kinds plan.ServedKinds
 	// Now is the instant rendered for: enforce messages say until when the
 	// window interval containing Now lasts.
 	Now time.Time

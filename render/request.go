@@ -27,6 +27,7 @@ import (
 //	user: alice
 //	groups: [developers]          # optional
 //	parentLabels: {app: checkout} # /scale: the parent's labels
+//	namespaceLabels: {env: prod}  # the namespace's (namespaceSelectors)
 //	object: {...}                 # the new object (not on DELETE)
 //	oldObject: {...}              # the old object (not on CREATE)
 type SmallRequest struct {
@@ -39,8 +40,11 @@ type SmallRequest struct {
 	User         string            `json:"user"`
 	Groups       []string          `json:"groups,omitempty"`
 	ParentLabels map[string]string `json:"parentLabels,omitempty"`
-	Object       map[string]any    `json:"object,omitempty"`
-	OldObject    map[string]any    `json:"oldObject,omitempty"`
+	// NamespaceLabels are the labels of the namespace, which a
+	// namespaceSelectors scope selects by.
+	NamespaceLabels map[string]string `json:"namespaceLabels,omitempty"`
+	Object          map[string]any    `json:"object,omitempty"`
+	OldObject       map[string]any    `json:"oldObject,omitempty"`
 }
 
 var _ plan.Coder = (*RequestError)(nil)
@@ -181,15 +185,16 @@ func (s SmallRequest) Request() (Request, error) {
 		}
 	}
 	req := Request{
-		Operation:   Operation(strings.ToUpper(s.Operation)),
-		Kind:        gvk,
-		Subresource: s.Subresource,
-		Namespace:   s.Namespace,
-		Name:        s.Name,
-		Labels:      s.ParentLabels,
-		Object:      s.Object,
-		OldObject:   s.OldObject,
-		UserInfo:    UserInfo{Username: s.User, Groups: s.Groups},
+		Operation:       Operation(strings.ToUpper(s.Operation)),
+		Kind:            gvk,
+		Subresource:     s.Subresource,
+		Namespace:       s.Namespace,
+		Name:            s.Name,
+		Labels:          s.ParentLabels,
+		NamespaceLabels: s.NamespaceLabels,
+		Object:          s.Object,
+		OldObject:       s.OldObject,
+		UserInfo:        UserInfo{Username: s.User, Groups: s.Groups},
 	}
 	return req, req.check(smallPaths)
 }

@@ -38,6 +38,12 @@ type nsScope struct {
 	// key is a canonical string of selectors, apps, members and excluded:
 	// namespaces with the same key render the same policy spec.
 	key string
+	// nsSelector, in a namespaceSelectors scope, is the selector (ANDed
+	// with the namespaces always left out) of a cluster-wide scope, and
+	// selIndex its index in the plan; name is then empty
+	// (namespace_selectors.go).
+	nsSelector *metav1.LabelSelector
+	selIndex   int
 }
 
 // appScope is one application of a namespace: its name (user text, only
@@ -62,9 +68,11 @@ func resolveScope(in Input) ([]nsScope, field.ErrorList) {
 		byName, errs = namespacesScope(spec.Scope.Namespaces, fld.Child("scope", "namespaces"))
 	case plan.ScopeApplications:
 		byName, errs = applicationsScope(spec.Scope.Applications, in.Applications)
+	case plan.ScopeNamespaceSelectors:
+		return selectorScopes(in, fld.Child("scope", "namespaceSelectors"))
 	default:
 		return nil, field.ErrorList{field.Required(fld.Child("scope"),
-			"exactly one of applications and namespaces must be set")}
+			"exactly one of applications, namespaces and namespaceSelectors must be set")}
 	}
 	errs = append(errs, addResourceExclusions(byName, spec.Exclusions.Resources,
 		fld.Child("exclusions", "resources"))...)

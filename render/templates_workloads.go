@@ -40,8 +40,9 @@ func kindsParameter(def []Kind, what string) plan.ParameterInfo {
 		Type:    plan.ParamStringList,
 		Default: kindNames(def),
 		Description: "Comma-separated kinds whose " + what + " is frozen, among: " +
-			knownKindNames() + ".",
-		Values: kindNameList(),
+			knownKindNames() + "; or any namespaced kind the cluster serves, written <Kind>.<group> (e.g. Rollout.argoproj.io).",
+		Values:      kindNameList(),
+		CustomKinds: true,
 	}
 }
 

@@ -77,7 +77,7 @@ func VAPName(planID, template, namespace string) string {
 func (vapTarget) policies(c *compiled) ([]Policy, error) {
 	opt := vapOptions
 	opt.dynObjects = c.compact
-	return c.eachPolicy(
+	ps, err := c.eachPolicy(
 		func(u policyUnit, ns nsScope) (*specProto, error) {
 			spec, err := vapSpec(c, u, ns, opt)
 			if err != nil {
@@ -86,8 +86,19 @@ func (vapTarget) policies(c *compiled) ([]Policy, error) {
 			return newSpecProto(spec)
 		},
 		func(u policyUnit, ns nsScope, proto *specProto) (Policy, error) {
+			if ns.nsSelector != nil {
+				return vapSelectorPolicy(c, u, SelectorPolicyName(c.planID, u.template, ns.selIndex), c.modeOf(u), ns.nsSelector, proto)
+			}
 			return vapPolicy(c, u, ns.name, proto)
 		})
+	if err != nil || len(c.nsSelectors()) == 0 {
+		return ps, err
+	}
+	guard, err := vapNamespaceLabels(c, opt)
+	if err != nil {
+		return nil, err
+	}
+	return append(ps, guard), nil
 }
 
 // vapSpec renders the spec of a ValidatingAdmissionPolicy holding a
@@ -240,14 +251,16 @@ func (vapTarget) traits() explainTraits {
 
 // frozenNamespace: a ValidatingAdmissionPolicy is cluster-scoped and named
 // VAPName, <policy name>.<namespace> (plan IDs, template names and
-// namespaces hold no dot); its binding is the same policy.
+// namespaces hold no dot); its binding is the same policy. A name without
+// a dot (SelectorPolicyName, a namespaceSelectors scope) freezes no one
+// namespace: "".
 func (vapTarget) frozenNamespace(obj *unstructured.Unstructured) (string, bool) {
 	if obj.GetKind() != vapKind {
 		return "", false
 	}
 	i := strings.LastIndexByte(obj.GetName(), '.')
 	if i < 0 {
-		return "", false
+		return "", true
 	}
 	return obj.GetName()[i+1:], true
 }

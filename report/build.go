@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
@@ -77,7 +79,7 @@ func Build(in Input) (Report, error) {
 		RunStart:      runStart,
 		RunEnd:        runEnd,
 		Plan:          planInfo(p),
-		Scope:         buildScope(p.Spec.Scope, in.Applications),
+		Scope:         buildScope(p.Spec.Scope, in.Applications, p.Status.Coverage),
 		Exclusions:    buildExclusions(p.Spec.Exclusions),
 		Templates:     buildTemplates(p.Spec.Templates),
 		Policies:      sortedPolicies(in.Policies),
@@ -155,8 +157,23 @@ func planInfo(p *plan.ProtectionPlan) PlanInfo {
 	}
 }
 
-func buildScope(s plan.Scope, apps []plan.Application) Scope {
+func buildScope(s plan.Scope, apps []plan.Application, coverage []plan.Coverage) Scope {
 	out := Scope{Type: s.Type(), Applications: []ScopeApplication{}, Namespaces: []string{}}
+	if len(s.NamespaceSelectors) > 0 {
+		for _, sel := range s.NamespaceSelectors {
+			text := metav1.FormatLabelSelector(&sel)
+			if text == "<none>" {
+				text = "{}"
+			}
+			out.Selectors = append(out.Selectors, text)
+		}
+		var covered []string
+		for _, c := range coverage {
+			covered = append(covered, c.Namespace)
+		}
+		out.Namespaces = sortedUnique(covered)
+		return out
+	}
 	if len(s.Applications) == 0 {
 		out.Namespaces = sortedUnique(s.Namespaces)
 		return out

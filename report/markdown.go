@@ -133,6 +133,12 @@ func (m *mdWriter) scope(r Report) {
 			m.row(a.Name, ns)
 		}
 	} else {
+		if len(r.Scope.Selectors) > 0 {
+			m.w.WriteString("Namespaces selected by ")
+			m.text(strings.Join(r.Scope.Selectors, " or ")) // user text, escaped
+			m.line(":")
+			m.line("")
+		}
 		m.table("Namespace")
 		for _, ns := range r.Scope.Namespaces {
 			m.row(ns)

@@ -93,8 +93,12 @@ type WindowInfo struct {
 // Scope is the plan's scope as resolved: applications with the namespaces
 // they resolved to, or namespaces.
 type Scope struct {
-	// Type is applications or namespaces.
+	// Type is applications, namespaces or namespaceSelectors.
 	Type plan.ScopeType `json:"type"`
+	// Selectors are a namespaceSelectors scope's selectors, as kubectl
+	// writes them ("{}" for the whole cluster); Namespaces are then those
+	// the run covered (plan.Status.Coverage).
+	Selectors []string `json:"selectors,omitempty"`
 	// Applications are the applications in scope, in the plan's order.
 	// Empty for a namespaces scope.
 	Applications []ScopeApplication `json:"applications"`

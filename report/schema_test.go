@@ -11,6 +11,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/telark/protectionplans/plan"
 )
 
 // The JSON format is checked against schema/report.v1.schema.json by a
@@ -230,6 +235,7 @@ func TestJSON_MatchesSchema(t *testing.T) {
 			return Input{Plan: activeNamespacesPlan(), Trigger: TriggerManual, Now: at("Thu Jul 23 2026 12:00:00")}
 		}},
 		{"a report full of hostile text", func(t *testing.T) Input { return hostileInput(t) }},
+		{"a report of a namespaceSelectors plan, with the namespaces it covered", func(t *testing.T) Input { return selectorsInput() }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,5 +284,33 @@ func TestJSON_SchemaCheckerCatchesDrift(t *testing.T) {
 				t.Errorf("errors %q, want one containing %q", c.errs, tt.want)
 			}
 		})
+	}
+}
+
+// selectorsInput is an on-demand report of a plan selecting namespaces by
+// label, which covered two namespaces.
+func selectorsInput() Input {
+	p := activeNamespacesPlan()
+	p.Spec.Scope = plan.Scope{NamespaceSelectors: []metav1.LabelSelector{
+		{MatchLabels: map[string]string{"team": "payments"}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod"}}}},
+	}}
+	p.Status.Coverage = []plan.Coverage{{Namespace: "shop"}, {Namespace: "ledger"}}
+	return Input{Plan: p, Trigger: TriggerManual, Now: at("Thu Jul 23 2026 12:00:00")}
+}
+
+func TestScope_NamespaceSelectors(t *testing.T) {
+	r, err := Build(selectorsInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Scope{Type: plan.ScopeNamespaceSelectors, Selectors: []string{"team=payments", "env in (prod)"},
+		Applications: []ScopeApplication{}, Namespaces: []string{"ledger", "shop"}}
+	if diff := cmp.Diff(want, r.Scope); diff != "" {
+		t.Errorf("the scope lists the selectors and the namespaces the run covered (-want +got):\n%s", diff)
+	}
+	md := string(mustRender(t, r, Markdown))
+	if !strings.Contains(md, "Namespaces selected by team=payments or env in (prod):") {
+		t.Errorf("the Markdown report does not name the selectors:\n%s", md)
 	}
 }

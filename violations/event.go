@@ -212,8 +212,13 @@ func fromRecords(idx PolicyIndex, recs []eventRecord) (Batch, error) {
 			continue
 		}
 		if _, ok := idx.Lookup(p.id.policyNamespace, p.id.policy); !ok {
-			b.Skipped++
-			continue
+			// An event on a resource names its policy without a namespace:
+			// it may be a cluster-wide one (a ClusterPolicy).
+			if _, ok := idx.Lookup("", p.id.policy); !ok || p.side != onResource {
+				b.Skipped++
+				continue
+			}
+			p.id.policyNamespace = ""
 		}
 		if IsProbe(p.id.name) {
 			b.Probes++

@@ -241,3 +241,38 @@ func FuzzFromEvents(f *testing.F) {
 		}
 	})
 }
+
+// clusterPolicyAudited is an audited decision of a ClusterPolicy (a
+// namespaceSelectors scope): the event on the policy, cluster-scoped, is
+// recorded in "default" by client-go; the one on the resource in its
+// namespace, naming the policy without a namespace.
+func clusterPolicyAudited(d decisionSpec) []corev1.Event {
+	pol := d.policyEvent(false, d.at)
+	pol.Namespace = metav1.NamespaceDefault
+	pol.InvolvedObject.Kind, pol.InvolvedObject.Namespace = "ClusterPolicy", ""
+	return []corev1.Event{pol, d.resourceEvent(d.at.Add(40 * time.Microsecond))}
+}
+
+func TestFromEvents_ClusterPolicy(t *testing.T) {
+	d := shopScaling(t0)
+	d.policy = "summer-freeze-scaling-s0"
+	idx := NewPolicyIndex(IndexEntry{Name: d.policy, Plan: "summer-freeze", Template: "scaling"})
+	b, err := FromEvents(idx, clusterPolicyAudited(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Violations) != 1 || b.Skipped != 0 {
+		t.Fatalf("an audited decision of a ClusterPolicy's two events are one violation: %d violations, %d skipped: %+v", len(b.Violations), b.Skipped, b.Violations)
+	}
+	v := b.Violations[0]
+	if v.Plan != "summer-freeze" || v.Template != "scaling" || v.Resource.Namespace != "shop" || v.Resource.Name != "web" {
+		t.Errorf("violation %+v", v)
+	}
+	// The resource's event alone is still attributed to the cluster-wide
+	// policy; a namespaced policy of that name in the resource's
+	// namespace comes first.
+	b, _ = FromEvents(idx, clusterPolicyAudited(d)[1:])
+	if len(b.Violations) != 1 || b.Violations[0].Plan != "summer-freeze" {
+		t.Errorf("the resource's event alone: %+v", b)
+	}
+}

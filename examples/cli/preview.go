@@ -41,6 +41,7 @@ func (f *clusterFlags) offline(a *app) (reconcile.Offline, error) {
 	case f.file != "":
 		s, err := a.loadSnapshot(f.file)
 		o.Cluster, o.Applications, o.Names = s, s, s
+		o.ReleaseNamespace, o.ExcludedNamespaces, o.Kinds = s.ReleaseNamespace, s.ExcludedNamespaces, s.Kinds
 		return o, err
 	case len(f.namespaces) > 0:
 		o.Cluster = plantest.Cluster{Namespaces: f.namespaces}

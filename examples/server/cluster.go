@@ -33,7 +33,12 @@ func (s *Server) validationEnv(ctx context.Context, others []plan.ProtectionPlan
 	if err != nil {
 		return plan.ValidationEnv{}, err
 	}
+	kinds, err := s.cluster.ServedKinds(ctx)
+	if err != nil {
+		return plan.ValidationEnv{}, unavailable("cannot read the cluster's custom kinds", err)
+	}
 	return plan.ValidationEnv{
+		Kinds:        kinds,
 		Now:          s.now(),
 		Catalog:      render.DefaultCatalog,
 		Categories:   cats,

@@ -260,8 +260,15 @@ func schemas() obj {
 			"metadata": object(obj{"name": str("the plan ID, a DNS label; assigned when left out"), "resourceVersion": str("send back on edit (409 if the plan changed), or as If-Match (412)"), "generation": obj{"type": "integer"}}),
 			"spec": object(obj{
 				"name": str("display name, at most 64 characters, unique ignoring case"), "description": str("at most 512 characters"),
-				"scope":      object(obj{"applications": strs, "namespaces": strs}),
-				"exclusions": object(obj{"kinds": strs, "resources": arr(object(obj{"kind": obj{"type": "string"}, "name": obj{"type": "string"}, "namespace": obj{"type": "string"}}))}),
+				"scope": object(obj{"applications": strs, "namespaces": strs,
+					"namespaceSelectors": obj{"type": "array", "maxItems": 16, "description": "namespaces by label, ORed, as Kubernetes writes label selectors; " +
+						"one empty selector ({}) is the whole cluster. The release namespace, the excluded namespaces, kube-system, kube-public and " +
+						"kube-node-lease are never in scope; relabelling a namespace out is frozen while the plan is active. Exactly one of " +
+						"applications, namespaces and namespaceSelectors; the scope type cannot change.",
+						"items": object(obj{"matchLabels": obj{"type": "object", "additionalProperties": obj{"type": "string"}},
+							"matchExpressions": arr(object(obj{"key": obj{"type": "string"},
+								"operator": obj{"type": "string", "enum": []string{"In", "NotIn", "Exists", "DoesNotExist"}}, "values": strs}, "key", "operator"))})}}),
+				"exclusions": object(obj{"kinds": arr(obj{"type": "string", "description": "a catalog kind (ConfigMap) or a custom kind the cluster serves (Rollout.argoproj.io)"}), "resources": arr(object(obj{"kind": obj{"type": "string"}, "name": obj{"type": "string"}, "namespace": obj{"type": "string"}}))}),
 				"templates":  arr(object(obj{"name": obj{"type": "string"}, "parameters": obj{"type": "object", "additionalProperties": obj{"type": "string"}}}, "name")),
 				"window": object(obj{"type": obj{"type": "string", "enum": []string{"permanent", "time_range", "recurring"}},
 					"startAt": obj{"type": "string", "format": "date-time"}, "endAt": obj{"type": "string", "format": "date-time"},

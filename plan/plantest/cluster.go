@@ -36,6 +36,9 @@ type Cluster struct {
 	Plans []PlanName `json:"plans,omitempty"`
 	// Applications are the applications an applications scope may name.
 	Applications []plan.Application `json:"applications,omitempty"`
+	// Kinds are the custom kinds the cluster serves (discovery facts):
+	// what a plan may name as <Kind>.<group>.
+	Kinds plan.ServedKinds `json:"kinds,omitempty"`
 }
 
 // PlanName is one existing plan: its ID and display name.

@@ -72,6 +72,11 @@ func tags(n int) []any {
 
 func withApps(spec map[string]any) { spec["scope"] = map[string]any{"applications": []any{"checkout"}} }
 
+// withSelectors gives the plan a namespaceSelectors scope (team=payments).
+func withSelectors(spec map[string]any) {
+	spec["scope"] = map[string]any{"namespaceSelectors": []any{map[string]any{"matchLabels": map[string]any{"team": "payments"}}}}
+}
+
 func withMode(mode string) change {
 	return func(spec map[string]any) { spec["approvalMode"] = mode }
 }
@@ -117,6 +122,10 @@ var admittedCases = map[string]change{
 	"a plan with applications scope":                       withApps,
 	"a plan whose scope also lists an empty namespaces list": func(spec map[string]any) {
 		spec["scope"] = map[string]any{"applications": []any{"checkout"}, "namespaces": []any{}}
+	},
+	"a plan with namespaceSelectors scope": withSelectors,
+	"a plan whose scope is the whole cluster (one empty selector)": func(spec map[string]any) {
+		spec["scope"] = map[string]any{"namespaceSelectors": []any{map[string]any{}}}
 	},
 	"a permanent window without startAt": func(spec map[string]any) {
 		spec["window"] = map[string]any{"type": "permanent"}
@@ -182,15 +191,20 @@ var refusedCases = map[string]refusedCase{
 		change: func(spec map[string]any) {
 			spec["scope"] = map[string]any{"applications": []any{"checkout"}, "namespaces": []any{"shop"}}
 		},
-		want: []string{"spec.scope", "spec.scope must set exactly one of applications or namespaces"}},
+		want: []string{"spec.scope", "spec.scope must set exactly one of applications, namespaces or namespaceSelectors"}},
 	"a scope with neither applications nor namespaces": {
 		change: func(spec map[string]any) { spec["scope"] = map[string]any{} },
-		want:   []string{"spec.scope", "spec.scope must set exactly one of applications or namespaces"}},
+		want:   []string{"spec.scope", "spec.scope must set exactly one of applications, namespaces or namespaceSelectors"}},
 	"a scope whose lists are both empty": {
 		change: func(spec map[string]any) {
 			spec["scope"] = map[string]any{"applications": []any{}, "namespaces": []any{}}
 		},
-		want: []string{"spec.scope", "spec.scope must set exactly one of applications or namespaces"}},
+		want: []string{"spec.scope", "spec.scope must set exactly one of applications, namespaces or namespaceSelectors"}},
+	"a scope with both namespaces and namespaceSelectors": {
+		change: func(spec map[string]any) {
+			spec["scope"] = map[string]any{"namespaces": []any{"shop"}, "namespaceSelectors": []any{map[string]any{}}}
+		},
+		want: []string{"spec.scope", "spec.scope must set exactly one of applications, namespaces or namespaceSelectors"}},
 	"a window that ends before it starts": {
 		change: func(spec map[string]any) { window(spec)["endAt"] = "2026-12-23T06:00:00+01:00" },
 		want:   []string{"spec.window.endAt", "spec.window.endAt must be after spec.window.startAt"}},
@@ -230,10 +244,22 @@ type updateCase struct {
 var updateCases = map[string]updateCase{
 	"a namespaces scope changed to applications is refused": {
 		new:  withApps,
-		want: []string{"spec.scope", "the scope type (applications or namespaces) cannot change after creation"}},
+		want: []string{"spec.scope", "the scope type (applications, namespaces or namespaceSelectors) cannot change after creation"}},
 	"an applications scope changed to namespaces is refused": {
 		old:  withApps,
-		want: []string{"spec.scope", "the scope type (applications or namespaces) cannot change after creation"}},
+		want: []string{"spec.scope", "the scope type (applications, namespaces or namespaceSelectors) cannot change after creation"}},
+	"a namespaces scope changed to namespaceSelectors is refused": {
+		new:  withSelectors,
+		want: []string{"spec.scope", "the scope type (applications, namespaces or namespaceSelectors) cannot change after creation"}},
+	"a namespaceSelectors scope changed to applications is refused": {
+		old:  withSelectors,
+		new:  withApps,
+		want: []string{"spec.scope", "the scope type (applications, namespaces or namespaceSelectors) cannot change after creation"}},
+	"other selectors in a namespaceSelectors scope are admitted": {
+		old: withSelectors,
+		new: func(spec map[string]any) {
+			spec["scope"] = map[string]any{"namespaceSelectors": []any{map[string]any{"matchLabels": map[string]any{"env": "prod"}}}}
+		}},
 	"an approval mode changed from automatic to required is refused": {
 		old: withMode("automatic"), new: withMode("required"),
 		want: []string{"spec.approvalMode", "spec.approvalMode cannot change once set"}},

@@ -62,7 +62,10 @@ func testHealthRepairs(t *testing.T) {
 	}
 	// holder is the kind of object carrying the failure action: the
 	// binding under vap.
-	holder := tgt.kinds[len(tgt.kinds)-1]
+	holder := tgt.policyKind()
+	if tgt.vap() {
+		holder = tgt.kinds[1]
+	}
 	intact := func(gvk schema.GroupVersionKind, name string) (string, bool) {
 		u, err := getKind(gvk, name)
 		if err != nil {

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/telark/protectionplans/examples/e2e/harness"
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
@@ -246,6 +247,9 @@ func newOperator(env *harness.Env, target render.Target, reportsDir string, w *w
 		// proven in ../faults (TestEnforcementVerified); here they would
 		// blur the steady state's write count.
 		NoEnforcementCheck: true,
+		// Where the operator runs (its Lease): a namespaceSelectors plan
+		// always leaves it out, and needs to know it.
+		Facts: kube.Facts{ReleaseNamespace: leaseNamespace},
 	}, mgr)
 	return mgr, op, err
 }

@@ -82,6 +82,16 @@ func (ts targetSpec) policyName(planID, template, ns string) string {
 // events and Status.Policies.
 func (ts targetSpec) policyKind() schema.GroupVersionKind { return ts.kinds[0] }
 
+// clusterPolicyKinds are the cluster-wide kinds a namespaceSelectors scope
+// renders for the Kyverno targets (issue 23).
+var clusterPolicyKinds = map[string]bool{"ClusterPolicy": true, "ValidatingPolicy": true}
+
+// namesPolicy says whether objects of gvk are policies readiness is
+// checked on: policyKind, or a cluster-wide Kyverno kind.
+func (ts targetSpec) namesPolicy(gvk schema.GroupVersionKind) bool {
+	return gvk == ts.policyKind() || (!ts.vap() && clusterPolicyKinds[gvk.Kind])
+}
+
 // objects lists every live object of the target carrying the plan label
 // with value id (id "": any plan).
 func (ts targetSpec) objects(ctx context.Context, id string) ([]unstructured.Unstructured, error) {
@@ -108,13 +118,16 @@ func (ts targetSpec) objects(ctx context.Context, id string) ([]unstructured.Uns
 // status; the API server loads it from its informer).
 func (ts targetSpec) ready(ctx context.Context, ns, name string) (bool, string) {
 	for _, gvk := range ts.kinds {
+		if !ts.vap() && clusterPolicyKinds[gvk.Kind] != (ns == "") {
+			continue // a Kyverno policy of the other scope
+		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		if err := s.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, u); err != nil {
 			return false, gvk.Kind + ": " + err.Error()
 		}
 		switch gvk.Kind {
-		case harness.PolicyGVK.Kind:
+		case harness.PolicyGVK.Kind, "ClusterPolicy":
 			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 			ok := false
 			for _, c := range conds {
@@ -125,7 +138,7 @@ func (ts targetSpec) ready(ctx context.Context, ns, name string) (bool, string) 
 			if !ok {
 				return false, fmt.Sprintf("not Ready: %v", conds)
 			}
-		case harness.NamespacedValidatingPolicyGVK.Kind:
+		case harness.NamespacedValidatingPolicyGVK.Kind, "ValidatingPolicy":
 			if r, _, _ := unstructured.NestedBool(u.Object, "status", "conditionStatus", "ready"); !r {
 				st, _, _ := unstructured.NestedMap(u.Object, "status")
 				return false, fmt.Sprintf("not ready: %v", st)
@@ -158,7 +171,7 @@ func (ts targetSpec) applyPolicies(t *testing.T, objs []*unstructured.Unstructur
 	}
 	eventually(t, 2*time.Minute, "the policies ready", func() (string, bool) {
 		for _, o := range objs {
-			if o.GroupVersionKind() != ts.policyKind() {
+			if !ts.namesPolicy(o.GroupVersionKind()) {
 				continue
 			}
 			if ok, why := ts.ready(ctx, o.GetNamespace(), o.GetName()); !ok {
@@ -198,6 +211,7 @@ func runTarget(t *testing.T, target render.Target) {
 
 	t.Run("lifecycle", testLifecycle)
 	t.Run("matrix", testMatrix)
+	t.Run("namespace selectors", testSelectorPlanOperator)
 	t.Run("metrics", func(t *testing.T) { testMetrics(t, metricsBefore) })
 	t.Run("listeners on loopback", testListenersOnLoopback)
 	t.Run("command", testCommand)

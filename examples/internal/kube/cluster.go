@@ -35,14 +35,20 @@ func (r *Reader) Cluster(ctx context.Context, target render.Target, plans []*pla
 	case err != nil:
 		return Pass{}, err
 	}
-	ns, err := r.Namespaces(ctx)
+	ns, labels, err := r.NamespacesAndLabels(ctx)
 	if err != nil {
 		return Pass{}, err
 	}
+	c.NamespaceLabels = labels
 	for _, n := range ns {
 		c.Namespaces[n] = true
 	}
 	c.Excluded, c.ExcludedErr = r.Excluded(ctx)
+	if reconcile.NeedsKinds(plans) {
+		if c.Kinds, err = r.ServedKinds(ctx); err != nil {
+			return Pass{}, err
+		}
+	}
 	c.Categories, _, c.CategoriesErr = r.Categories(ctx)
 	if reconcile.NeedsApplications(plans) {
 		objs, err := r.Members(ctx)

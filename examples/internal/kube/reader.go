@@ -16,15 +16,18 @@ import (
 	"github.com/telark/protectionplans/plan"
 )
 
-// Reader reads the facts from a cluster. It keeps nothing between calls.
+// Reader reads the facts from a cluster. It keeps nothing between calls
+// but the served kinds of unchanged CRDs (ServedKinds).
 type Reader struct {
 	client client.Reader
 	facts  Facts
+	// kinds caches ServedKinds by the CRDs' names and resource versions.
+	kinds *kindsCache
 }
 
 // New returns a Reader over c (a client, a cache, or a fake in tests).
 func New(c client.Reader, facts Facts) *Reader {
-	return &Reader{client: c, facts: facts}
+	return &Reader{client: c, facts: facts, kinds: &kindsCache{}}
 }
 
 // Facts are the settings r was built with.
@@ -38,19 +41,28 @@ var ErrInvalidContent = errors.New("invalid content")
 // Namespaces lists, metadata only, the names of the namespaces that exist
 // and are not being deleted, sorted.
 func (r *Reader) Namespaces(ctx context.Context) ([]string, error) {
+	names, _, err := r.NamespacesAndLabels(ctx)
+	return names, err
+}
+
+// NamespacesAndLabels is Namespaces, with each namespace's labels by name
+// (what a namespaceSelectors scope selects).
+func (r *Reader) NamespacesAndLabels(ctx context.Context) ([]string, map[string]map[string]string, error) {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "NamespaceList"})
 	if err := r.client.List(ctx, list); err != nil {
-		return nil, fmt.Errorf("listing the namespaces: %w", err)
+		return nil, nil, fmt.Errorf("listing the namespaces: %w", err)
 	}
 	var out []string
+	labels := map[string]map[string]string{}
 	for _, ns := range list.Items {
 		if ns.DeletionTimestamp == nil {
 			out = append(out, ns.Name)
+			labels[ns.Name] = ns.Labels
 		}
 	}
 	slices.Sort(out)
-	return out, nil
+	return out, labels, nil
 }
 
 // Excluded reads the excluded namespaces: the static list, then the

@@ -98,9 +98,10 @@ func targetKinds(t *testing.T, target render.Target) []schema.GroupVersionKind {
 }
 
 // clusterScoped says whether a rendered kind is cluster-scoped: the vap
-// target's two kinds.
+// target's two kinds, and the Kyverno targets' cluster-wide kinds (a
+// namespaceSelectors scope).
 func clusterScoped(gvk schema.GroupVersionKind) bool {
-	return gvk.Group == "admissionregistration.k8s.io"
+	return gvk.Group == "admissionregistration.k8s.io" || gvk.Kind == "ClusterPolicy" || gvk.Kind == "ValidatingPolicy"
 }
 
 func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixture {
