@@ -27,6 +27,20 @@ type Scope struct {
 	// outside the scope and deploy into it, are matched by their target
 	// namespace, not by it.
 	Selector labels.Selector
+	// Members, when not empty, narrow the objects of those namespaces to
+	// any of several selections: an applications scope of several
+	// applications, each with its own namespaces and selector. An object
+	// is in scope when one member has its namespace and matches it (a nil
+	// member selector matches every object of its namespaces). Selector
+	// then applies too, when set.
+	Members []Member
+}
+
+// Member is one application of an applications scope: its namespaces and
+// the selector of its resources.
+type Member struct {
+	Namespaces []string
+	Selector   labels.Selector
 }
 
 // Input is what Decide needs of one pass.
@@ -223,7 +237,19 @@ func inScope(name Name, o *unstructured.Unstructured, s Scope) bool {
 	if !slices.Contains(s.Namespaces, o.GetNamespace()) {
 		return false
 	}
-	return s.Selector == nil || s.Selector.Matches(labels.Set(o.GetLabels()))
+	set := labels.Set(o.GetLabels())
+	if s.Selector != nil && !s.Selector.Matches(set) {
+		return false
+	}
+	if len(s.Members) == 0 {
+		return true
+	}
+	for _, m := range s.Members {
+		if slices.Contains(m.Namespaces, o.GetNamespace()) && (m.Selector == nil || m.Selector.Matches(set)) {
+			return true
+		}
+	}
+	return false
 }
 
 // participant captures o for action a: the entry is Pending (to patch) or

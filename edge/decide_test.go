@@ -63,6 +63,19 @@ func TestDecide_Start(t *testing.T) {
 			return []*unstructured.Unstructured{cronJob(t, "shop", "report", "u1", "5", nil)} // labelled app=web
 		},
 	}, {
+		name:    "an applications scope of two applications takes the members of either, each in its own namespaces",
+		actions: suspend,
+		scope: Scope{Namespaces: []string{"shop", "cart"}, Members: []Member{
+			{Namespaces: []string{"shop"}, Selector: labels.SelectorFromSet(labels.Set{"app": "web"})},
+			{Namespaces: []string{"cart"}, Selector: labels.SelectorFromSet(labels.Set{"app": "api"})},
+		}},
+		live: func(t *testing.T) []*unstructured.Unstructured {
+			// both labelled app=web: only the one in shop is a member
+			return []*unstructured.Unstructured{cronJob(t, "shop", "report", "u1", "5", nil), cronJob(t, "cart", "sweep", "u2", "5", nil)}
+		},
+		want:    []string{"Pending CronJob shop/report absent->true"},
+		patches: []string{`{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"report","namespace":"shop","uid":"u1"},"spec":{"suspend":true}}`},
+	}, {
 		name:    "an object being deleted is skipped",
 		actions: suspend,
 		live: func(t *testing.T) []*unstructured.Unstructured {
