@@ -45,8 +45,11 @@ var (
 // Touch is one kind an action changes: where, and through which
 // subresource.
 type Touch struct {
-	GVK         schema.GroupVersionKind `json:"gvk"`
-	Subresource string                  `json:"subresource,omitempty"`
+	GVK schema.GroupVersionKind `json:"gvk"`
+	// Resource is the kind's plural resource name, as admission requests
+	// name it (a plan's policies exempt the executor's writes by it).
+	Resource    string `json:"resource"`
+	Subresource string `json:"subresource,omitempty"`
 	// Pointer is the RFC 6901 pointer of the value captured and changed.
 	Pointer string `json:"pointer"`
 }
@@ -76,26 +79,26 @@ var catalog = []Definition{
 		Name:        SuspendCronJobs,
 		Title:       "Suspend CronJobs",
 		Description: "Suspends the CronJobs in scope for the window, so that no Job starts that the freeze may refuse halfway; a CronJob already suspended stays so.",
-		Touches:     []Touch{{GVK: CronJob, Pointer: suspendPointer}},
+		Touches:     []Touch{{GVK: CronJob, Resource: "cronjobs", Pointer: suspendPointer}},
 	},
 	{
 		Name:        PauseArgoCDSync,
 		Title:       "Pause Argo CD automated sync",
 		Description: "Disables automated sync (spec.syncPolicy.automated.enabled: false) of the Argo CD Applications whose destination namespace is in scope, so that they do not retry against the freeze all night. Applications without automated sync, and those an ApplicationSet owns, are left alone (the latter with a reason).",
-		Touches:     []Touch{{GVK: Application, Pointer: argoPointer}},
+		Touches:     []Touch{{GVK: Application, Resource: "applications", Pointer: argoPointer}},
 	},
 	{
 		Name:        SuspendFlux,
 		Title:       "Suspend Flux",
 		Description: "Suspends the Flux Kustomizations and HelmReleases whose target namespace (spec.targetNamespace, else their own) is in scope.",
-		Touches:     []Touch{{GVK: Kustomization, Pointer: suspendPointer}, {GVK: HelmRelease, Pointer: suspendPointer}},
+		Touches:     []Touch{{GVK: Kustomization, Resource: "kustomizations", Pointer: suspendPointer}, {GVK: HelmRelease, Resource: "helmreleases", Pointer: suspendPointer}},
 	},
 	{
 		Name:        ScaleTo,
 		Title:       "Scale to",
 		Description: "Scales the Deployments and StatefulSets in scope to a replica count through /scale, and back to their captured replicas at the end. Workloads a HorizontalPodAutoscaler targets are skipped with a reason.",
 		Parameters:  []Parameter{{Name: "replicas", Description: "The replica count during the window, 0 or more.", Required: true}},
-		Touches:     []Touch{{GVK: Deployment, Subresource: "scale", Pointer: replicasPointer}, {GVK: StatefulSet, Subresource: "scale", Pointer: replicasPointer}},
+		Touches:     []Touch{{GVK: Deployment, Resource: "deployments", Subresource: "scale", Pointer: replicasPointer}, {GVK: StatefulSet, Resource: "statefulsets", Subresource: "scale", Pointer: replicasPointer}},
 		Reads:       []schema.GroupVersionKind{HPA},
 	},
 }

@@ -34,6 +34,8 @@ type compiled struct {
 	// (spec.requesters.exclude); include, when it names anyone, the only
 	// requesters it freezes. Exclusions win.
 	exempt, include requesterSet
+	// edge is the plan's executor exemption, nil when there is none.
+	edge *edgeExemption
 }
 
 // kindIdentifier is what an excluded kind must look like: an identifier
@@ -71,6 +73,10 @@ func compile(in Input) (*compiled, error) {
 	errs = append(errs, e...)
 	c.namespaces, e = resolveScope(in)
 	errs = append(errs, e...)
+	if target != TargetKyverno { // the Kyverno v1 exemption is not rendered yet: Explain agrees
+		c.edge, e = compileEdge(in, p)
+		errs = append(errs, e...)
+	}
 	c.excludedKinds, e = excludedKinds(p.Spec.Exclusions.Kinds, spec.Child("exclusions", "kinds"))
 	errs = append(errs, e...)
 	// Requester names reach policies as Kyverno subjects and CEL string
