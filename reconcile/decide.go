@@ -201,7 +201,7 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 	}
 	// Break-glass grants in force exempt their users, as requesters the
 	// plan excludes do: admitted, and recorded as exempt writes.
-	res, err := render.Render(render.Input{Plan: plan.WithGrants(p, in.Now), Applications: apps, Now: in.Now, Target: in.Settings.target(), Compact: in.Settings.Compact})
+	res, err := render.Render(render.Input{Plan: plan.WithGrants(p, in.Now), Applications: apps, Now: in.Now, Target: in.Settings.target(), Compact: in.Settings.Compact, EdgeExecutor: in.Settings.EdgeExecutor})
 	if err != nil {
 		return &Failure{plan.ReasonInvalidPlan, err.Error()}, nil
 	}

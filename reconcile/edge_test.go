@@ -413,3 +413,27 @@ func TestDecideEdgeCrash(t *testing.T) {
 		}
 	})
 }
+
+func TestDecideRendersTheEdgeExecutor(t *testing.T) {
+	t.Run("a pass with an edge executor configured renders the plan's exemption of it", func(t *testing.T) {
+		w := newWorld("shop")
+		p := edgePlan(plan.PhaseActive)
+		p.Spec.EdgeActions = []edge.Action{{Name: edge.SuspendCronJobs}}
+		w.add(p)
+		in := w.input("xmas", start.Add(time.Hour))
+		in.Settings.Target = "vap"
+		in.Settings.EdgeExecutor = "protectionplans:edge-executor"
+		out := reconcile.Decide(in)
+		found := false
+		for _, a := range out.Actions {
+			if a.Object == nil {
+				continue
+			}
+			b, _ := json.Marshal(a.Object.Object)
+			found = found || strings.Contains(string(b), "exempt-edge-executor")
+		}
+		if !found {
+			t.Fatalf("no action renders the executor exemption: %d actions, failure %+v", len(out.Actions), out.Failure)
+		}
+	})
+}

@@ -26,6 +26,10 @@ type Settings struct {
 	Repair bool
 	// Approval derives the approval mode of plans applied with kubectl.
 	Approval approval.Config
+	// EdgeExecutor is the service account (namespace:name) the embedder
+	// impersonates to carry out edge actions (render.Input.EdgeExecutor):
+	// the plans' policies admit its writes of their own actions.
+	EdgeExecutor string
 }
 
 func (s Settings) target() render.Target {
