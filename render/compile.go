@@ -73,10 +73,8 @@ func compile(in Input) (*compiled, error) {
 	errs = append(errs, e...)
 	c.namespaces, e = resolveScope(in)
 	errs = append(errs, e...)
-	if target != TargetKyverno { // the Kyverno v1 exemption is not rendered yet: Explain agrees
-		c.edge, e = compileEdge(in, p)
-		errs = append(errs, e...)
-	}
+	c.edge, e = compileEdge(in, p)
+	errs = append(errs, e...)
 	c.excludedKinds, e = excludedKinds(p.Spec.Exclusions.Kinds, spec.Child("exclusions", "kinds"))
 	errs = append(errs, e...)
 	// Requester names reach policies as Kyverno subjects and CEL string

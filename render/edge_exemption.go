@@ -101,3 +101,32 @@ func kindResource(kind string) string {
 	k, _ := kindByName(kind)
 	return k.Resource
 }
+
+// kyvernoPrecondition adds to a rule the precondition that leaves the
+// plan's own edge actions out: Kyverno subjects cannot match a user-info
+// extra or a field manager, so the test is one JMESPath expression, true
+// for every other request. Every value reaches it as a raw string literal
+// of validated characters (a service account, a UID, constants), and the
+// expression defaults every field a request may lack.
+func (e *edgeExemption) kyvernoPrecondition(r *kyRule) {
+	if !e.on() {
+		return
+	}
+	raw := func(s string) string { return "'" + s + "'" }
+	var kinds []string
+	for _, t := range e.touches {
+		kinds = append(kinds, fmt.Sprintf("(request.resource.group == %s && request.resource.resource == %s && (request.subResource || '') == %s)",
+			raw(t.group), raw(t.resource), raw(t.sub)))
+	}
+	expr := strings.Join([]string{
+		"(request.userInfo.username || '') != " + raw(e.username),
+		"!contains(request.userInfo.extra.\"" + EdgeExtraKey + "\" || `[]`, " + raw(e.planUID) + ")",
+		"request.operation != 'UPDATE'",
+		"(request.options.fieldManager || '') != " + raw(edge.DefaultFieldManager),
+		"!(" + strings.Join(kinds, " || ") + ")",
+	}, " || ")
+	if r.Preconditions == nil {
+		r.Preconditions = &kyConditions{}
+	}
+	r.Preconditions.All = append(r.Preconditions.All, isTrue("not_null("+expr+")"))
+}

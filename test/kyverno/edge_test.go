@@ -58,7 +58,7 @@ func TestEdgeExecutorExemption(t *testing.T) {
 		{"another user with the plan's marker is refused", scale("alice", own, edge.DefaultFieldManager), true},
 	}
 	run := engines()
-	for _, target := range []render.Target{render.TargetKyvernoCEL, render.TargetVAP} {
+	for _, target := range render.Targets() {
 		for _, c := range cases {
 			t.Run(string(target)+"/"+c.name, func(t *testing.T) {
 				in := render.Input{Plan: p, Now: at, Target: target, EdgeExecutor: "protectionplans:edge-executor"}
