@@ -17,6 +17,7 @@ import (
 var generated = []string{
 	"plan/zz_generated.deepcopy.go",
 	"window/zz_generated.deepcopy.go",
+	"edge/zz_generated.deepcopy.go",
 	"config/crd/telark.io_protectionplans.yaml",
 }
 
@@ -89,7 +90,7 @@ func copyTree(t *testing.T, from, to string) {
 	for _, name := range []string{"go.mod", "go.sum"} {
 		writeFile(t, filepath.Join(to, name), readFile(t, filepath.Join(from, name)))
 	}
-	for _, dir := range []string{"plan", "window"} {
+	for _, dir := range []string{"plan", "window", "edge"} {
 		files, err := filepath.Glob(filepath.Join(from, dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/window"
 )
 
@@ -82,6 +83,14 @@ type Spec struct {
 	// someone else (Status.Grants). Nil takes the defaults.
 	// +optional
 	BreakGlass *BreakGlass `json:"breakGlass,omitempty"`
+
+	// EdgeActions are changes made at the window's start and undone at its
+	// end (package edge): suspending what would fight the freeze, or
+	// scaling workloads for maintenance. Each catalog action at most once.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=4
+	EdgeActions []edge.Action `json:"edgeActions,omitempty"`
 
 	// Templates are entries of the fixed catalog, each at most once.
 	// +kubebuilder:validation:MinItems=1

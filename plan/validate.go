@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/window"
 )
 
@@ -69,6 +70,7 @@ func validatePlan(p *ProtectionPlan, env ValidationEnv, r rules) field.ErrorList
 	errs = append(errs, validateExclusions(p.Spec.Exclusions, p.Spec.Scope.Type(), apps, spec.Child("exclusions"))...)
 	errs = append(errs, ValidateRequesters(p.Spec.Requesters, spec.Child("requesters"))...)
 	errs = append(errs, ValidateBreakGlass(p.Spec.BreakGlass, spec.Child("breakGlass"))...)
+	errs = append(errs, edge.Validate(p.Spec.EdgeActions, spec.Child("edgeActions"))...)
 	errs = append(errs, validateTemplates(p.Spec.Templates, p.Spec.Scope.Type(), env.Catalog, spec.Child("templates"))...)
 	errs = append(errs, validateCustomKinds(p, env, spec)...)
 	errs = append(errs, validateWindow(p.Spec.Window, env.Now, r.checkEnded, spec.Child("window"))...)

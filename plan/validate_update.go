@@ -2,9 +2,12 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/telark/protectionplans/edge"
 )
 
 // ValidateUpdate checks newPlan as a replacement of oldPlan. It runs every
@@ -21,7 +24,9 @@ import (
 //   - approvalMode cannot change (field.Forbidden on spec.approvalMode; an
 //     empty approvalMode in newPlan means "unchanged", see Edit);
 //   - an automatic plan cannot move into Production (field.Forbidden on
-//     spec.environment).
+//     spec.environment);
+//   - the spec cannot change while the plan holds edge.Finalizer (its
+//     edge actions' restores are pending; field.Forbidden on spec).
 //
 // R-A6 (no material edit once approved) depends on the plan's status and is
 // checked by Edit.
@@ -52,6 +57,12 @@ func validateTransition(oldPlan, newPlan *ProtectionPlan) field.ErrorList {
 	}
 	if e := automaticIntoProduction(oldPlan.Spec, newPlan.Spec, spec.Child("environment")); e != nil {
 		errs = append(errs, e)
+	}
+	if slices.Contains(oldPlan.Finalizers, edge.Finalizer) && !equality.Semantic.DeepEqual(oldPlan.Spec, newPlan.Spec) {
+		// Seed 004: "Spec edits are rejected while the restoration
+		// finalizer is present": the restores use what the journal
+		// captured under this spec.
+		errs = append(errs, field.Forbidden(spec, "the plan's edge actions have restores pending (finalizer "+edge.Finalizer+"): its spec cannot change until they are done or abandoned"))
 	}
 	return errs
 }

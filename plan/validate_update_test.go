@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/telark/protectionplans/edge"
 )
 
 func TestValidateUpdate(t *testing.T) {
@@ -48,6 +50,26 @@ func TestValidateUpdate(t *testing.T) {
 			want: []fieldErr{{field.ErrorTypeForbidden, "spec.approvalMode",
 				"the approval mode is fixed when the plan is created (it is automatic); duplicate the plan to get a new one"}},
 			code: 400,
+		},
+		"the spec cannot change while edge-action restores are pending": {
+			old: func() *ProtectionPlan {
+				p := holiday()
+				p.Finalizers = []string{edge.Finalizer}
+				return p
+			},
+			change: func(p *ProtectionPlan) { p.Spec.Description = "moved" },
+			want: []fieldErr{{field.ErrorTypeForbidden, "spec",
+				"the plan's edge actions have restores pending (finalizer protectionplans.telark.io/edge-restores): its spec cannot change until they are done or abandoned"}},
+			code: 400,
+		},
+		"a plan holding the restore finalizer may keep its spec as it is": {
+			old: func() *ProtectionPlan {
+				p := holiday()
+				p.Finalizers = []string{edge.Finalizer}
+				return p
+			},
+			change: func(p *ProtectionPlan) { p.Labels = map[string]string{"team": "shop"} },
+			code:   200,
 		},
 		"an empty approval mode means unchanged": {
 			old:    holiday,

@@ -5,6 +5,7 @@
 package plan
 
 import (
+	"github.com/telark/protectionplans/edge"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -363,6 +364,13 @@ func (in *Spec) DeepCopyInto(out *Spec) {
 		in, out := &in.BreakGlass, &out.BreakGlass
 		*out = new(BreakGlass)
 		(*in).DeepCopyInto(*out)
+	}
+	if in.EdgeActions != nil {
+		in, out := &in.EdgeActions, &out.EdgeActions
+		*out = make([]edge.Action, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.Templates != nil {
 		in, out := &in.Templates, &out.Templates

@@ -17,7 +17,8 @@ func (d *pass) renderInput(p *plan.ProtectionPlan, apps []plan.Application) rend
 	s := d.in.Settings
 	return render.Input{Plan: p, Applications: apps, Now: d.in.Now, Target: s.target(), Compact: s.Compact,
 		Clock: s.Clock, Lead: s.Lead,
-		ReleaseNamespace: d.in.Cluster.ReleaseNamespace, ExcludedNamespaces: d.in.Cluster.Excluded, Kinds: d.in.Cluster.Kinds}
+		ReleaseNamespace: d.in.Cluster.ReleaseNamespace, ExcludedNamespaces: d.in.Cluster.Excluded, Kinds: d.in.Cluster.Kinds,
+		EdgeExecutor: s.EdgeExecutor}
 }
 
 // preArmEdge brings the next pass forward to the instant a scheduled

@@ -41,6 +41,10 @@ type Settings struct {
 	// plan's policies must refuse) on every pass that may: see
 	// Output.Probes.
 	Probe bool
+	// EdgeExecutor is the service account (namespace:name) the embedder
+	// impersonates to carry out edge actions (render.Input.EdgeExecutor):
+	// the plans' policies admit its writes of their own actions.
+	EdgeExecutor string
 }
 
 func (s Settings) target() render.Target {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -194,6 +195,15 @@ func celActivation(t *testing.T, target Target, req Request) map[string]any {
 		Kind: kind, Resource: requestResource(req), SubResource: req.Subresource,
 		Name: req.Name, Namespace: req.Namespace, Operation: admissionv1.Operation(req.Operation),
 		UserInfo: authenticationv1.UserInfo{Username: req.UserInfo.Username, Groups: req.UserInfo.Groups},
+	}
+	for k, v := range req.UserInfo.Extra {
+		if ar.UserInfo.Extra == nil {
+			ar.UserInfo.Extra = map[string]authenticationv1.ExtraValue{}
+		}
+		ar.UserInfo.Extra[k] = v
+	}
+	if req.FieldManager != "" { // an apply's PatchOptions, as the API server passes them
+		ar.Options.Raw = []byte(`{"kind":"PatchOptions","apiVersion":"meta.k8s.io/v1","fieldManager":` + strconv.Quote(req.FieldManager) + `}`)
 	}
 	b, err := json.Marshal(ar)
 	if err != nil {

@@ -151,6 +151,9 @@ func celConditions(c *compiled, ns nsScope, record bool) []admissionregistration
 	if !c.exempt.empty() && !record {
 		out = append(out, admissionregistrationv1.MatchCondition{Name: "exempt-requesters", Expression: "!" + c.exempt.celTest()})
 	}
+	if c.edge.on() {
+		out = append(out, admissionregistrationv1.MatchCondition{Name: "exempt-edge-executor", Expression: "!" + c.edge.celTest()})
+	}
 	if !c.include.empty() {
 		out = append(out, admissionregistrationv1.MatchCondition{Name: "included-requesters", Expression: c.include.celTest()})
 	}

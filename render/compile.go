@@ -40,6 +40,8 @@ type compiled struct {
 	clock []window.Interval
 	// served are the custom kinds the cluster serves (Input.Kinds).
 	served plan.ServedKinds
+	// edge is the plan's executor exemption, nil when there is none.
+	edge *edgeExemption
 }
 
 // kindIdentifier is what an excluded kind must look like: an identifier
@@ -82,6 +84,8 @@ func compile(in Input) (*compiled, error) {
 	c.templates, e = bindTemplates(p.Spec.Templates, p.Spec.Scope.Type(), in.Kinds, spec.Child("templates"))
 	errs = append(errs, e...)
 	c.namespaces, e = resolveScope(in)
+	errs = append(errs, e...)
+	c.edge, e = compileEdge(in, p)
 	errs = append(errs, e...)
 	c.excludedKinds, e = excludedKinds(p.Spec.Exclusions.Kinds, spec.Child("exclusions", "kinds"))
 	errs = append(errs, e...)

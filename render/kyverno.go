@@ -136,6 +136,7 @@ func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]stri
 			if err := c.kyvernoRequesters(&rules[j], u.record); err != nil {
 				return nil, err
 			}
+			c.edge.kyvernoPrecondition(&rules[j])
 		}
 		spec.Rules = append(spec.Rules, rules...)
 	}

@@ -56,6 +56,11 @@ type Input struct {
 	// Lead is how long before the start a clocked render puts policies in
 	// place; zero means DefaultLead.
 	Lead time.Duration
+	// EdgeExecutor is the service account (namespace:name) the operator
+	// impersonates to carry out the plan's edge actions; empty when it
+	// carries out none. The plan's policies admit that account's writes
+	// only for the plan's own actions (see EdgeExtraKey).
+	EdgeExecutor string
 }
 
 // Result is a render: the policies that should exist in the cluster for the

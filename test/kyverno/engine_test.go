@@ -173,7 +173,19 @@ func admissionRequest(t *testing.T, req render.Request) admissionv1.AdmissionReq
 		kind = metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 	}
 	resource := metav1.GroupVersionResource(schema.GroupVersionResource{Group: req.Kind.Group, Version: req.Kind.Version, Resource: plural(req.Kind.Kind)})
+	user := authenticationv1.UserInfo{Username: req.UserInfo.Username, Groups: req.UserInfo.Groups}
+	for k, v := range req.UserInfo.Extra {
+		if user.Extra == nil {
+			user.Extra = map[string]authenticationv1.ExtraValue{}
+		}
+		user.Extra[k] = v
+	}
+	var options runtime.RawExtension
+	if req.FieldManager != "" { // an apply's PatchOptions, as the API server sends them
+		options = raw(map[string]any{"kind": "PatchOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": req.FieldManager})
+	}
 	return admissionv1.AdmissionRequest{
+		Options:         options,
 		UID:             types.UID("00000000-0000-0000-0000-000000000001"),
 		Kind:            kind,
 		Resource:        resource,
@@ -183,7 +195,7 @@ func admissionRequest(t *testing.T, req render.Request) admissionv1.AdmissionReq
 		Name:            name(req),
 		Namespace:       req.Namespace,
 		Operation:       admissionv1.Operation(req.Operation),
-		UserInfo:        authenticationv1.UserInfo{Username: req.UserInfo.Username, Groups: req.UserInfo.Groups},
+		UserInfo:        user,
 		Object:          raw(req.Object),
 		OldObject:       raw(req.OldObject),
 	}

@@ -164,9 +164,13 @@ func vapAttributes(t *testing.T, req render.Request) *admission.VersionedAttribu
 		kind = schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 	}
 	gvr := schema.GroupVersionResource{Group: req.Kind.Group, Version: req.Kind.Version, Resource: plural(req.Kind.Kind)}
+	var options runtime.Object
+	if req.FieldManager != "" { // an apply's options, as the API server passes them
+		options = &metav1.PatchOptions{TypeMeta: metav1.TypeMeta{Kind: "PatchOptions", APIVersion: "meta.k8s.io/v1"}, FieldManager: req.FieldManager}
+	}
 	attr := admission.NewAttributesRecord(obj(req.Object), obj(req.OldObject), kind, req.Namespace, name(req), gvr,
-		req.Subresource, admission.Operation(req.Operation), nil, false,
-		&user.DefaultInfo{Name: req.UserInfo.Username, Groups: req.UserInfo.Groups})
+		req.Subresource, admission.Operation(req.Operation), options, false,
+		&user.DefaultInfo{Name: req.UserInfo.Username, Groups: req.UserInfo.Groups, Extra: req.UserInfo.Extra})
 	return &admission.VersionedAttributes{
 		Attributes: attr, VersionedKind: kind,
 		VersionedObject: attr.GetObject(), VersionedOldObject: attr.GetOldObject(),
