@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/telark/protectionplans/calendar"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/window"
 )
@@ -48,16 +48,20 @@ const calendarMargin = 24 * time.Hour
 // in zone. It is calendar.Import's contract, as exact intervals.
 type CalendarReader func(ics []byte, zone *time.Location, from, to time.Time) ([]window.Interval, error)
 
-// readCalendar is the reader passes use.
-var readCalendar CalendarReader = noCalendarReader
+// readCalendar is the reader passes use: calendar.Import, as exact
+// intervals (tests swap it).
+var readCalendar CalendarReader = importCalendar
 
-// errNoCalendarReader: until calendar.Import is on main (issue 19, the
-// other half), no calendar text can be read, and every calendar is
-// reported as unreadable (CalendarInvalid) rather than silently ignored.
-var errNoCalendarReader = errors.New("this build reads no ICS calendars yet (calendar.Import)")
-
-func noCalendarReader([]byte, *time.Location, time.Time, time.Time) ([]window.Interval, error) {
-	return nil, errNoCalendarReader
+func importCalendar(ics []byte, zone *time.Location, from, to time.Time) ([]window.Interval, error) {
+	occ, err := calendar.Import(ics, zone, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]window.Interval, len(occ))
+	for i, o := range occ {
+		out[i] = window.Interval{Start: o.Start, End: o.End}
+	}
+	return out, nil
 }
 
 // calendars is what a pass made of its window's calendars: the options

@@ -139,17 +139,34 @@ func TestCalendarWarningOnce(t *testing.T) {
 	}
 }
 
-// TestCalendarsWithoutReader: until calendar.Import is wired in, a
-// calendar that was found is reported unreadable, and the freeze holds.
-func TestCalendarsWithoutReader(t *testing.T) {
-	w := newWorld("shop")
-	w.calendars = map[window.ConfigMapKeyRef][]byte{holidays: []byte("BEGIN:VCALENDAR")}
-	w.add(nightlyWithCalendar(false))
-	at := time.Date(2026, 12, 24, 23, 0, 0, 0, berlin)
-	w.pass(at)
-	w.pass(at)
-	p := w.plans["nights"]
-	if got := cond(p, reconcile.ConditionCalendars); p.Status.Phase != plan.PhaseActive || got.Reason != reconcile.ReasonCalendarInvalid {
-		t.Errorf("phase %s, condition %s %q", p.Status.Phase, got.Reason, got.Message)
+// TestCalendarsThroughImport: the pass reads calendars with
+// calendar.Import itself: a real all-day holiday lifts the nightly freeze
+// on its night, and a file Import refuses keeps the freeze in force.
+func TestCalendarsThroughImport(t *testing.T) {
+	const ics = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" +
+		"BEGIN:VEVENT\r\nUID:xmas-eve@test\r\nDTSTAMP:20260101T000000Z\r\nDTSTART;VALUE=DATE:20261224\r\nDTEND;VALUE=DATE:20261225\r\nSUMMARY:Heiligabend\r\nEND:VEVENT\r\n" +
+		"END:VCALENDAR\r\n"
+	for _, c := range []struct {
+		name   string
+		text   string
+		active bool
+		reason string
+	}{
+		{"a holiday of a real calendar lifts the freeze on its night", ics, false, reconcile.ReasonCalendarsRead},
+		{"a calendar Import refuses keeps the freeze in force", "BEGIN:VCALENDAR", true, reconcile.ReasonCalendarInvalid},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld("shop")
+			w.calendars = map[window.ConfigMapKeyRef][]byte{holidays: []byte(c.text)}
+			w.add(nightlyWithCalendar(false))
+			at := time.Date(2026, 12, 24, 23, 0, 0, 0, berlin)
+			w.pass(at)
+			w.pass(at)
+			p := w.plans["nights"]
+			got := cond(p, reconcile.ConditionCalendars)
+			if (p.Status.Phase == plan.PhaseActive) != c.active || got.Reason != c.reason {
+				t.Errorf("phase %s, condition %s %q; want active %v, reason %s", p.Status.Phase, got.Reason, got.Message, c.active, c.reason)
+			}
+		})
 	}
 }
