@@ -12,4 +12,5 @@ package install
 //go:generate cp ../../config/rbac/server/role.yaml ../../charts/protectionplans/files/server-role.yaml
 //go:generate cp ../../config/admission/created-by.yaml ../../charts/protectionplans/files/created-by.yaml
 //go:generate cp ../../config/admission/grants.yaml ../../charts/protectionplans/files/grants.yaml
+//go:generate cp ../../config/admission/policies.yaml ../../charts/protectionplans/files/policies.yaml
 //go:generate cp ../../config/prometheus/rules.yaml ../../charts/protectionplans/files/rules.yaml

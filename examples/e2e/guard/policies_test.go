@@ -76,7 +76,8 @@ func TestPoliciesManifest(t *testing.T) {
 	}
 	// Every kind the Kyverno targets render, no more, no subresource.
 	var want []string
-	resources := map[string]string{"Policy": "policies", "NamespacedValidatingPolicy": "namespacedvalidatingpolicies"}
+	resources := map[string]string{"Policy": "policies", "NamespacedValidatingPolicy": "namespacedvalidatingpolicies",
+		"ClusterPolicy": "clusterpolicies", "ValidatingPolicy": "validatingpolicies"}
 	for _, tg := range []render.Target{render.TargetKyverno, render.TargetKyvernoCEL} {
 		kinds, err := render.KindsOf(tg)
 		if err != nil {
