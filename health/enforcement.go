@@ -350,19 +350,5 @@ func RecordEnforcement(p *plan.ProtectionPlan, r EnforcementResult, now time.Tim
 		before = before.DeepCopy()
 	}
 	plan.SetCondition(out, r.Condition, now)
-	res := plan.Result{Plan: out}
-	after := meta.FindStatusCondition(out.Status.Conditions, plan.ConditionEnforcementVerified)
-	if healthChanged(before, after) {
-		ev := plan.TimelineEvent{
-			Time: metav1.NewTime(now), Type: plan.EventEnforcementChanged, Phase: out.Status.Phase,
-			Message: after.Reason + ": " + after.Message,
-		}
-		plan.AppendEvent(out, ev)
-		res.Events = []plan.TimelineEvent{ev}
-	}
-	if e := out.Status.NextEdge; e != nil {
-		t := e.Time
-		res.NextEdge = &t
-	}
-	return res
+	return resultOf(out, before, plan.ConditionEnforcementVerified, plan.EventEnforcementChanged, now)
 }

@@ -42,15 +42,22 @@ func Record(p *plan.ProtectionPlan, r Result, now time.Time) plan.Result {
 	all := r.PolicyStatuses()
 	out.Status.Policies = recorded(all)
 	out.Status.PoliciesOmitted = int64(len(all) - len(out.Status.Policies))
+	return resultOf(out, before, plan.ConditionPoliciesHealthy, plan.EventHealthChanged, now)
+}
+
+// resultOf is the Result of recording a check on out: a timeline event of
+// type ev when condition typ changed from before (healthChanged), and the
+// plan's next edge.
+func resultOf(out *plan.ProtectionPlan, before *metav1.Condition, typ string, ev plan.EventType, now time.Time) plan.Result {
 	res := plan.Result{Plan: out}
-	after := meta.FindStatusCondition(out.Status.Conditions, plan.ConditionPoliciesHealthy)
+	after := meta.FindStatusCondition(out.Status.Conditions, typ)
 	if healthChanged(before, after) {
-		ev := plan.TimelineEvent{
-			Time: metav1.NewTime(now), Type: plan.EventHealthChanged, Phase: out.Status.Phase,
+		e := plan.TimelineEvent{
+			Time: metav1.NewTime(now), Type: ev, Phase: out.Status.Phase,
 			Message: after.Reason + ": " + after.Message,
 		}
-		plan.AppendEvent(out, ev)
-		res.Events = []plan.TimelineEvent{ev}
+		plan.AppendEvent(out, e)
+		res.Events = []plan.TimelineEvent{e}
 	}
 	if e := out.Status.NextEdge; e != nil {
 		t := e.Time

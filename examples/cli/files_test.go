@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/telark/protectionplans/examples/internal/buildinfo"
 )
 
 // Issue 17: validate kept only the last -f and exited 0, so a CI lint
@@ -156,7 +158,7 @@ func TestOutput_Names(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	res := protectctl(t, "", "version", "-o", "json")
-	var v versionInfo
+	var v buildinfo.Info
 	if err := json.Unmarshal([]byte(res.stdout), &v); err != nil || res.code != 0 {
 		t.Fatalf("exit status %d, %v: %s", res.code, err, res.stdout)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/telark/protectionplans/examples/internal/buildinfo"
 	"github.com/telark/protectionplans/window"
 )
 
@@ -155,7 +156,7 @@ invalid, or explain finds that a rule applies (blocked or recorded);
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.Version = buildVersion().Version
+	root.Version = buildinfo.Read().Version
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetIn(a.stdin)
