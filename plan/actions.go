@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/telark/protectionplans/window"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -24,7 +25,11 @@ import (
 // PoliciesHealthy Unknown until the health check runs, and Reconciling and
 // Stalled (every lifecycle step sets them; see ConditionReconciling).
 // Timeline: Created, and ApprovalRequested when approval is required.
-func Create(p *ProtectionPlan, actor string, now time.Time) (Result, error) {
+//
+// opts are passed to window.Parse, as Tick's are: the occurrences of the
+// calendars the window's exceptions name (window.WithCalendar), so that a
+// plan created on a holiday does not start frozen for a pass.
+func Create(p *ProtectionPlan, actor string, now time.Time, opts ...window.Option) (Result, error) {
 	if p.Status.Phase != "" {
 		return Result{}, refuse("create", p, http.StatusConflict, nil,
 			"the plan was already created; edit it instead")
@@ -38,7 +43,7 @@ func Create(p *ProtectionPlan, actor string, now time.Time) (Result, error) {
 	if c.p.Spec.ApprovalMode == "" {
 		c.p.Spec.ApprovalMode = ApprovalAutomatic
 	}
-	w, err := parseWindow(c.p, "create")
+	w, err := parseWindow(c.p, "create", opts...)
 	if err != nil {
 		return Result{}, err
 	}

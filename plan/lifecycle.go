@@ -250,8 +250,8 @@ func RequestID(planID string, seq int64, now time.Time) string {
 
 // parseWindow compiles the plan's window, as a 400 ActionError on
 // spec.window when it is invalid.
-func parseWindow(p *ProtectionPlan, action string) (*window.Window, error) {
-	w, err := window.Parse(p.Spec.Window)
+func parseWindow(p *ProtectionPlan, action string, opts ...window.Option) (*window.Window, error) {
+	w, err := window.Parse(p.Spec.Window, opts...)
 	if err != nil {
 		return nil, refuse(action, p, http.StatusBadRequest, field.NewPath("spec", "window"), err.Error())
 	}

@@ -128,6 +128,7 @@ type adoption struct {
 	invalid error                // ValidateExisting's verdict: the plan fails
 	retry   error                // a lookup failed: try again next pass
 	err     error                // the lifecycle refused
+	cals    calendars            // the window's calendars, for Create and the condition
 }
 
 // adopt runs the create path on a plan stored without a server: derive
@@ -157,7 +158,8 @@ func adopt(in Input) adoption {
 		}
 		a.invalid = err
 	}
-	a.res, a.err = plan.Create(p, actor, now)
+	a.cals = resolveCalendars(p.Spec.Window, in.Calendars, now)
+	a.res, a.err = plan.Create(p, actor, now, a.cals.opts...)
 	return a
 }
 

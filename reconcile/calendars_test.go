@@ -170,3 +170,21 @@ func TestCalendarsThroughImport(t *testing.T) {
 		})
 	}
 }
+
+// TestCalendarsOnTheFirstPass: the pass that creates a plan (adopts one
+// applied with kubectl) already honours its calendars: created on a
+// holiday night, the plan does not start frozen for a pass.
+func TestCalendarsOnTheFirstPass(t *testing.T) {
+	defer reconcile.SetCalendarReader(datesReader)()
+	w := newWorld("shop")
+	w.calendars = map[window.ConfigMapKeyRef][]byte{holidays: []byte("2026-12-24")}
+	w.add(nightlyWithCalendar(false))
+	w.pass(time.Date(2026, 12, 24, 23, 0, 0, 0, berlin))
+	p := w.plans["nights"]
+	if p.Status.Phase == plan.PhaseActive {
+		t.Errorf("created active on a holiday night; want it to wait for the next night")
+	}
+	if got := cond(p, reconcile.ConditionCalendars); got.Reason != reconcile.ReasonCalendarsRead {
+		t.Errorf("condition %s %q, want CalendarsRead on the first pass", got.Reason, got.Message)
+	}
+}

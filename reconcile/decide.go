@@ -168,6 +168,7 @@ func (d *pass) lifecycle() bool {
 		return true
 	}
 	d.created, d.p, d.events = true, a.res.Plan, a.res.Events
+	d.out.Events = append(d.out.Events, a.cals.note(d.p, d.in.Now)...)
 	if a.invalid != nil {
 		d.out.Failure = &Failure{plan.ReasonInvalidPlan, a.invalid.Error()}
 		d.out.Events = append(d.out.Events, Event{Reason: plan.ReasonInvalidPlan, Severity: Warning, Action: "Validate", Note: a.invalid.Error()})
