@@ -14,7 +14,8 @@ package operator
 // +kubebuilder:rbac:groups=telark.io,resources=protectionplans,verbs=list;watch;update
 // +kubebuilder:rbac:groups=telark.io,resources=protectionplans/status,verbs=update
 
-// No CRD permission: config/ installs the CRD and runs the operator with
+// No CRD write permission (list only, below, for the custom kinds plans
+// freeze: plan.ServedKinds): config/ installs the CRD and runs the operator with
 // --install-crd=false. An operator left to install it (--install-crd,
 // the flag's default outside a cluster) also needs
 // config/rbac/install_crd_role.yaml.
@@ -30,6 +31,18 @@ package operator
 // What a pass reads (kube.Reader, uncached): namespaces (metadata only),
 // the categories and excluded-namespaces ConfigMaps, violations (Kyverno's
 // PolicyViolation events and PolicyReports).
+// A namespaceSelectors plan renders cluster-wide ClusterPolicies
+// (kyverno) or ValidatingPolicies (kyverno-cel).
+// +kubebuilder:rbac:groups=kyverno.io,resources=clusterpolicies,verbs=list;create;patch;delete
+// +kubebuilder:rbac:groups=policies.kyverno.io,resources=validatingpolicies,verbs=list;create;patch;delete
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list
+// The enforcement check (--enforcement-check) reads Kyverno's webhook
+// configurations, the guard and its binding, and the PolicyExceptions of
+// both APIs (health.Enforcement).
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=list
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get
+// +kubebuilder:rbac:groups=kyverno.io,resources=policyexceptions,verbs=list
+// +kubebuilder:rbac:groups=policies.kyverno.io,resources=policyexceptions,verbs=list
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=list
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
