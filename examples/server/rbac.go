@@ -29,6 +29,11 @@ package main
 // +kubebuilder:rbac:groups=kyverno.io,resources=policies,verbs=list
 // +kubebuilder:rbac:groups=policies.kyverno.io,resources=namespacedvalidatingpolicies,verbs=list
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=list
+// The cluster-wide policies of namespaceSelectors plans, and the CRDs
+// for the custom kinds plans may freeze (plan.ServedKinds).
+// +kubebuilder:rbac:groups=kyverno.io,resources=clusterpolicies,verbs=list
+// +kubebuilder:rbac:groups=policies.kyverno.io,resources=validatingpolicies,verbs=list
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list
 
 // Applications, as the operator resolves them (plan.InstanceMemberKinds,
 // metadata only; list on Secrets for the reason given in
