@@ -113,7 +113,7 @@ func TestCRDValidationE2E(t *testing.T) {
 			t.Fatalf("kubectl get: %v\n%s", err, stderr)
 		}
 		header := strings.Fields(strings.SplitN(out, "\n", 2)[0])
-		want := []string{"NAME", "TITLE", "PHASE", "MODE", "WINDOW", "AGE"}
+		want := []string{"NAME", "TITLE", "PHASE", "MODE", "WINDOW", "ENFORCED", "AGE"} // ENFORCED: issue 21's printer column
 		if strings.Join(header, " ") != strings.Join(want, " ") {
 			t.Errorf("kubectl get header = %q, want %q\n%s", header, want, out)
 		}

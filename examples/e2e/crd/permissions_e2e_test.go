@@ -53,7 +53,6 @@ var notExercised = map[string]string{
 	"create validatingpolicies.policies.kyverno.io":                         "a namespaceSelectors plan (this run's is application-scoped)",
 	"patch validatingpolicies.policies.kyverno.io":                          "a namespaceSelectors plan (this run's is application-scoped)",
 	"delete validatingpolicies.policies.kyverno.io":                         "a namespaceSelectors plan withdrawn",
-	"list customresourcedefinitions.apiextensions.k8s.io":                   "read only for a plan naming a custom kind or with the scaling template (this run's has image-change)",
 	"create validatingadmissionpolicies.admissionregistration.k8s.io":       "target vap",
 	"list validatingadmissionpolicies.admissionregistration.k8s.io":         "target vap",
 	"patch validatingadmissionpolicies.admissionregistration.k8s.io":        "target vap",
