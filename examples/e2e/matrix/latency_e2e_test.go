@@ -73,27 +73,8 @@ import (
 // missed goal into a failure (it is reported either way): on 2 shared
 // cores a goal can miss by noise, and the benchmark is meant to inform.
 func TestAdmissionLatency(t *testing.T) {
-	n := 200
-	if os.Getenv("PROTECTIONPLANS_E2E_LATENCY") == "1" {
-		n = 1200
-	}
-	if s.run != nil {
-		t.Fatal("an operator is running")
-	}
 	ctx := t.Context()
-	if left, err := anyManagedObject(ctx); err != nil || left != "" {
-		t.Fatalf("managed policies left by an earlier test: %s %v", left, err)
-	}
-	lt, err := newLatencyClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := createStorageClass(ctx, s.c); err != nil {
-		t.Fatal(err)
-	}
-	if err := createDeployment(ctx, "kube-system", "lat-web"); err != nil {
-		t.Fatal(err)
-	}
+	n, lt := latencySetup(t)
 	began := time.Now()
 	var results []phaseResult
 
@@ -659,4 +640,34 @@ func latencyGoals(t *testing.T, results []phaseResult) []string {
 		t.Logf("GOAL MISSED: %s", m)
 	}
 	return misses
+}
+
+// latencySetup is what both latency tests start with: the number of
+// requests per cell (PROTECTIONPLANS_E2E_LATENCY=1: 1,200), no operator
+// and no managed policy left, the client, and the objects the writes
+// touch (a StorageClass, kube-system's lat-web Deployment).
+func latencySetup(t *testing.T) (int, *latencyClient) {
+	t.Helper()
+	n := 200
+	if os.Getenv("PROTECTIONPLANS_E2E_LATENCY") == "1" {
+		n = 1200
+	}
+	if s.run != nil {
+		t.Fatal("an operator is running")
+	}
+	ctx := t.Context()
+	if left, err := anyManagedObject(ctx); err != nil || left != "" {
+		t.Fatalf("managed policies left by an earlier test: %s %v", left, err)
+	}
+	lt, err := newLatencyClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := createStorageClass(ctx, s.c); err != nil {
+		t.Fatal(err)
+	}
+	if err := createDeployment(ctx, "kube-system", "lat-web"); err != nil {
+		t.Fatal(err)
+	}
+	return n, lt
 }

@@ -169,27 +169,7 @@ func selectorPhase(t *testing.T, target render.Target) {
 // plan's median overhead (over the baseline) to the listing plan's. 200
 // requests per cell; PROTECTIONPLANS_E2E_LATENCY=1 runs 1,200.
 func TestSelectorLatency(t *testing.T) {
-	n := 200
-	if os.Getenv("PROTECTIONPLANS_E2E_LATENCY") == "1" {
-		n = 1200
-	}
-	if s.run != nil {
-		t.Fatal("an operator is running")
-	}
-	ctx := t.Context()
-	if left, err := anyManagedObject(ctx); err != nil || left != "" {
-		t.Fatalf("managed policies left by an earlier test: %s %v", left, err)
-	}
-	lt, err := newLatencyClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := createStorageClass(ctx, s.c); err != nil {
-		t.Fatal(err)
-	}
-	if err := createDeployment(ctx, "kube-system", "lat-web"); err != nil {
-		t.Fatal(err)
-	}
+	n, lt := latencySetup(t)
 	var lines []string
 	for _, target := range render.Targets() {
 		t.Run(string(target), func(t *testing.T) {
