@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/window"
 )
 
 // MaxCommentLength is the longest decision comment, in characters. The
@@ -30,13 +31,13 @@ type Verdict struct {
 }
 
 // Approve is Decide with an approval and no comment.
-func Approve(p *plan.ProtectionPlan, requestID string, caller Caller, now time.Time) (plan.Result, error) {
-	return Decide(p, Verdict{RequestID: requestID, Decision: plan.DecisionApproved}, caller, now)
+func Approve(p *plan.ProtectionPlan, requestID string, caller Caller, now time.Time, opts ...window.Option) (plan.Result, error) {
+	return Decide(p, Verdict{RequestID: requestID, Decision: plan.DecisionApproved}, caller, now, opts...)
 }
 
 // Reject is Decide with a rejection; comment is mandatory.
-func Reject(p *plan.ProtectionPlan, requestID string, caller Caller, comment string, now time.Time) (plan.Result, error) {
-	return Decide(p, Verdict{RequestID: requestID, Decision: plan.DecisionRejected, Comment: comment}, caller, now)
+func Reject(p *plan.ProtectionPlan, requestID string, caller Caller, comment string, now time.Time, opts ...window.Option) (plan.Result, error) {
+	return Decide(p, Verdict{RequestID: requestID, Decision: plan.DecisionRejected, Comment: comment}, caller, now, opts...)
 }
 
 // Decide answers p's open approval request (R-A4, R-A5) and returns the
@@ -64,8 +65,10 @@ func Reject(p *plan.ProtectionPlan, requestID string, caller Caller, comment str
 //
 // The check of the request ID is the compare half of a compare-and-set;
 // the embedder's conditional write is the set half (see the package
-// documentation).
-func Decide(p *plan.ProtectionPlan, v Verdict, caller Caller, now time.Time) (plan.Result, error) {
+// documentation). opts reach plan.Tick: the occurrences of the calendars
+// the window's exceptions name (window.WithCalendar), so that a plan
+// approved on a holiday does not become active for a pass.
+func Decide(p *plan.ProtectionPlan, v Verdict, caller Caller, now time.Time, opts ...window.Option) (plan.Result, error) {
 	action, err := verdictAction(p, v)
 	if err != nil {
 		return plan.Result{}, err
@@ -83,11 +86,11 @@ func Decide(p *plan.ProtectionPlan, v Verdict, caller Caller, now time.Time) (pl
 	if err := checkProposer(p, caller); err != nil {
 		return plan.Result{}, err
 	}
-	return decided(p, v, comment, caller.Username, now), nil
+	return decided(p, v, comment, caller.Username, now, opts), nil
 }
 
 // decided applies a checked verdict to a copy of p.
-func decided(p *plan.ProtectionPlan, v Verdict, comment, by string, now time.Time) plan.Result {
+func decided(p *plan.ProtectionPlan, v Verdict, comment, by string, now time.Time, opts []window.Option) plan.Result {
 	q := p.DeepCopy()
 	st := &q.Status
 	st.LastDecision = &plan.ApprovalDecision{
@@ -108,7 +111,7 @@ func decided(p *plan.ProtectionPlan, v Verdict, comment, by string, now time.Tim
 		ev.Message += ": " + comment
 	}
 	plan.AppendEvent(q, ev)
-	res := plan.Tick(q, now)
+	res := plan.Tick(q, now, opts...)
 	res.Events = append([]plan.TimelineEvent{ev}, res.Events...)
 	return res
 }

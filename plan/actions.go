@@ -115,12 +115,13 @@ func (c *change) cancel(actor, why string) {
 // takes the phase its window asks for.
 //
 // Refused: a plan in any other phase (409), and a plan whose window has
-// ended (400 on spec.window): edit the window first.
-func Reactivate(p *ProtectionPlan, actor string, now time.Time) (Result, error) {
+// ended (400 on spec.window): edit the window first. opts reach
+// window.Parse, as Create's do.
+func Reactivate(p *ProtectionPlan, actor string, now time.Time, opts ...window.Option) (Result, error) {
 	if err := canReactivate(p); err != nil {
 		return Result{}, err
 	}
-	w, err := parseWindow(p, "reactivate")
+	w, err := parseWindow(p, "reactivate", opts...)
 	if err != nil {
 		return Result{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/telark/protectionplans/window"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -36,7 +37,8 @@ import (
 // An edit that changes nothing (reordering list entries, say) stores the
 // spec without events.
 // Otherwise the timeline gets Edited, naming the fields that changed.
-func Edit(p *ProtectionPlan, newSpec Spec, actor string, now time.Time) (Result, error) {
+// opts reach window.Parse, as Create's do.
+func Edit(p *ProtectionPlan, newSpec Spec, actor string, now time.Time, opts ...window.Option) (Result, error) {
 	if p.Status.Phase == "" {
 		return Result{}, refuse("edit", p, http.StatusConflict, nil, "the plan has not been created yet")
 	}
@@ -53,7 +55,7 @@ func Edit(p *ProtectionPlan, newSpec Spec, actor string, now time.Time) (Result,
 	if len(changed) == 0 {
 		return c.result(), nil
 	}
-	w, err := parseWindow(c.p, "edit")
+	w, err := parseWindow(c.p, "edit", opts...)
 	if err != nil {
 		return Result{}, err
 	}

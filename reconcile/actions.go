@@ -26,13 +26,25 @@ type ActionInput struct {
 	Caller approval.Caller
 	// Now is the time of the request.
 	Now time.Time
+	// Calendars are the calendars the plan's window names, as the
+	// embedder read them (Input.Calendars): a step that computes the
+	// phase (reactivate, approve) or cuts a grant at the end of the
+	// window interval honours the holidays they hold, as the pass does.
+	Calendars map[window.ConfigMapKeyRef][]byte
+}
+
+// windowOptions resolves in's calendars for window.Parse.
+func (in ActionInput) windowOptions() []window.Option {
+	return resolveCalendars(in.Plan.Spec.Window, in.Calendars, in.Now).opts
 }
 
 // Cancel is a server's cancel pipeline: check the version the client
 // read, authorize the caller with the plan, and run plan.Cancel. The
 // embedder writes the result's status.
 func Cancel(in ActionInput) (plan.Result, error) {
-	return transition(in, approval.ActionCancel, plan.Cancel)
+	return transition(in, approval.ActionCancel, func(p *plan.ProtectionPlan, actor string, now time.Time, _ ...window.Option) (plan.Result, error) {
+		return plan.Cancel(p, actor, now)
+	})
 }
 
 // Reactivate is a server's reactivate pipeline: check the version,
@@ -53,14 +65,14 @@ func Delete(in ActionInput) error {
 }
 
 func transition(in ActionInput, action approval.Action,
-	step func(*plan.ProtectionPlan, string, time.Time) (plan.Result, error)) (plan.Result, error) {
+	step func(*plan.ProtectionPlan, string, time.Time, ...window.Option) (plan.Result, error)) (plan.Result, error) {
 	if err := CheckVersion(in.Plan, in.Version); err != nil {
 		return plan.Result{}, err
 	}
 	if err := approval.Authorize(in.Caller, action, in.Plan); err != nil {
 		return plan.Result{}, err
 	}
-	return step(in.Plan, in.Caller.Username, in.Now)
+	return step(in.Plan, in.Caller.Username, in.Now, in.windowOptions()...)
 }
 
 // CheckVersion compares the resourceVersion a client read (its If-Match
@@ -124,6 +136,9 @@ type VerdictInput struct {
 	Generation int64
 	Caller     approval.Caller
 	Now        time.Time
+	// Calendars are the calendars the plan's window names, as
+	// ActionInput's: an approval moves the plan to the phase they leave.
+	Calendars map[window.ConfigMapKeyRef][]byte
 }
 
 // ApplyVerdict is a server's approve and reject pipeline: the generation
@@ -139,7 +154,7 @@ func ApplyVerdict(in VerdictInput) (plan.Result, error) {
 	if err := approval.Authorize(in.Caller, approval.ActionApprove, in.Plan); err != nil {
 		return plan.Result{}, err
 	}
-	return approval.Decide(in.Plan, in.Verdict, in.Caller, in.Now)
+	return approval.Decide(in.Plan, in.Verdict, in.Caller, in.Now, resolveCalendars(in.Plan.Spec.Window, in.Calendars, in.Now).opts...)
 }
 
 // StaleGenerationError refuses a decision on a plan whose spec changed
@@ -215,12 +230,14 @@ func Duplicate(in DuplicateInput) (Admitted, error) {
 // already has a phase, someone else (an operator that adopts plans stored
 // without a status) started its lifecycle first: theirs stands, started
 // is true and there is nothing to write. An embedder whose status write
-// conflicts reads the plan again and asks again.
-func CreatedStatus(stored *plan.ProtectionPlan, actor string, now time.Time) (res plan.Result, started bool, err error) {
+// conflicts reads the plan again and asks again. calendars are the
+// calendars the plan's window names, as ActionInput's: a plan created on
+// a holiday does not start active.
+func CreatedStatus(stored *plan.ProtectionPlan, actor string, now time.Time, calendars map[window.ConfigMapKeyRef][]byte) (res plan.Result, started bool, err error) {
 	if stored.Status.Phase != "" {
 		return plan.Result{}, true, nil
 	}
-	res, err = plan.Create(stored, actor, now)
+	res, err = plan.Create(stored, actor, now, resolveCalendars(stored.Spec.Window, calendars, now).opts...)
 	if err == nil {
 		res.Plan.Status.ValidatedGeneration = stored.Generation // Admit validated it
 	}
@@ -240,6 +257,9 @@ type EditedStatusInput struct {
 	Spec   plan.Spec
 	Caller approval.Caller
 	Now    time.Time
+	// Calendars are the calendars the edited window names, as
+	// ActionInput's.
+	Calendars map[window.ConfigMapKeyRef][]byte
 }
 
 // EditedStatus computes an edit's status again on the fresh status: the
@@ -253,7 +273,7 @@ func EditedStatus(in EditedStatusInput) (plan.Result, error) {
 	}
 	base := in.Fresh.DeepCopy()
 	base.Spec = in.Before
-	res, err := plan.Edit(base, in.Spec, in.Caller.Username, in.Now)
+	res, err := plan.Edit(base, in.Spec, in.Caller.Username, in.Now, resolveCalendars(in.Spec.Window, in.Calendars, in.Now).opts...)
 	if err == nil {
 		res.Plan.Status.ValidatedGeneration = in.Generation // Edit validated it
 	}

@@ -322,7 +322,7 @@ func TestCreatedStatus(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			res, started, err := reconcile.CreatedStatus(tc.stored(t), "olivia", now)
+			res, started, err := reconcile.CreatedStatus(tc.stored(t), "olivia", now, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/window"
 )
 
 // AdmitInput is a plan a caller asks a server to create.
@@ -88,6 +89,10 @@ type EditInput struct {
 	Env plan.ValidationEnv
 	// Now is the time of the request.
 	Now time.Time
+	// Calendars are the calendars the edited window names, as
+	// ActionInput's: an edit of the window moves the plan to the phase
+	// they leave.
+	Calendars map[window.ConfigMapKeyRef][]byte
 }
 
 // Edit is a server's edit pipeline (R-P7, R-A6): apply the defaults,
@@ -107,7 +112,7 @@ func Edit(in EditInput) (res plan.Result, changed bool, err error) {
 	if err := plan.ValidateUpdate(in.Old, next, in.Env); err != nil {
 		return plan.Result{}, false, err
 	}
-	res, err = plan.Edit(in.Old, next.Spec, in.Caller.Username, in.Now)
+	res, err = plan.Edit(in.Old, next.Spec, in.Caller.Username, in.Now, resolveCalendars(next.Spec.Window, in.Calendars, in.Now).opts...)
 	if err != nil {
 		return plan.Result{}, false, err
 	}

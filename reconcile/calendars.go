@@ -77,6 +77,12 @@ type calendars struct {
 // reported in the condition and resolved against the change (see
 // ConditionCalendars).
 func resolveCalendars(spec window.Spec, texts map[window.ConfigMapKeyRef][]byte, now time.Time) calendars {
+	return resolveCalendarsBetween(spec, texts, now, now)
+}
+
+// resolveCalendarsBetween is resolveCalendars for every instant of
+// [first, last]: a simulated run ticks at each edge between them.
+func resolveCalendarsBetween(spec window.Spec, texts map[window.ConfigMapKeyRef][]byte, first, last time.Time) calendars {
 	refs := window.Calendars(spec)
 	if len(refs) == 0 {
 		return calendars{}
@@ -86,7 +92,7 @@ func resolveCalendars(spec window.Spec, texts map[window.ConfigMapKeyRef][]byte,
 		return calendars{} // Tick fails the plan on the same error
 	}
 	span := w.LookAround() + calendarMargin
-	from, to := now.Add(-span), now.Add(span)
+	from, to := first.Add(-span), last.Add(span)
 	var out calendars
 	var missing, invalid []string
 	for _, ref := range refs {

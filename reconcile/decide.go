@@ -40,6 +40,7 @@ type pass struct {
 	apps   []plan.Application
 	render render.Result
 	out    Output
+	cals   calendars // the window's calendars as this pass resolved them
 }
 
 // Decide decides one pass over one plan. See the package documentation
@@ -145,10 +146,10 @@ func (d *pass) lifecycle() bool {
 				return false
 			}
 		}
-		cals := resolveCalendars(d.stored.Spec.Window, d.in.Calendars, d.in.Now)
-		res := plan.Tick(d.stored, d.in.Now, cals.opts...)
+		d.cals = resolveCalendars(d.stored.Spec.Window, d.in.Calendars, d.in.Now)
+		res := plan.Tick(d.stored, d.in.Now, d.cals.opts...)
 		d.p, d.events = res.Plan, res.Events
-		d.out.Events = append(d.out.Events, cals.note(d.p, d.in.Now)...)
+		d.out.Events = append(d.out.Events, d.cals.note(d.p, d.in.Now)...)
 		if validated {
 			d.p.Status.ValidatedGeneration = d.stored.Generation
 		}
@@ -167,7 +168,7 @@ func (d *pass) lifecycle() bool {
 		d.out = Output{Plan: d.stored, Events: []Event{{Reason: EventCreateFailed, Severity: Warning, Action: "Create", Note: a.err.Error()}}}
 		return true
 	}
-	d.created, d.p, d.events = true, a.res.Plan, a.res.Events
+	d.created, d.p, d.events, d.cals = true, a.res.Plan, a.res.Events, a.cals
 	d.out.Events = append(d.out.Events, a.cals.note(d.p, d.in.Now)...)
 	if a.invalid != nil {
 		d.out.Failure = &Failure{plan.ReasonInvalidPlan, a.invalid.Error()}

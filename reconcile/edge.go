@@ -64,6 +64,10 @@ type EdgeInput struct {
 	// edge.DefaultFieldManager, which the plan's policies exempt.
 	FieldManager string
 	Now          time.Time
+	// Calendars are the calendars the plan's window names, as Input's:
+	// a holiday cuts the interval the actions last for, as it cuts the
+	// freeze.
+	Calendars map[window.ConfigMapKeyRef][]byte
 }
 
 // EdgeRecord is one action or restore with its outcome, for the report
@@ -116,7 +120,7 @@ func DecideEdge(in EdgeInput) EdgeOutput {
 	}
 	deleting := p.DeletionTimestamp != nil
 	scope, scopeErr := edgeScope(p, in.Applications)
-	active, windowErr := edgeActive(p, in.Journal, deleting, in.Now)
+	active, windowErr := edgeActive(p, in.Journal, deleting, in.Now, resolveCalendars(p.Spec.Window, in.Calendars, in.Now).opts)
 	if scopeErr != nil && in.Journal == nil {
 		active = nil // without a scope, start nothing
 	}
@@ -175,7 +179,7 @@ func PlanRef(p *plan.ProtectionPlan) edge.ObjectRef {
 
 // edgeActive is the window interval the edge actions act in, nil when
 // they restore.
-func edgeActive(p *plan.ProtectionPlan, j *edge.Journal, deleting bool, now time.Time) (*window.Interval, error) {
+func edgeActive(p *plan.ProtectionPlan, j *edge.Journal, deleting bool, now time.Time, opts []window.Option) (*window.Interval, error) {
 	if deleting {
 		return nil, nil
 	}
@@ -188,7 +192,7 @@ func edgeActive(p *plan.ProtectionPlan, j *edge.Journal, deleting bool, now time
 	default:
 		return nil, nil
 	}
-	w, err := window.Parse(p.Spec.Window)
+	w, err := window.Parse(p.Spec.Window, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -114,7 +114,7 @@ func ApproveGrant(in GrantDecision) (plan.Result, error) {
 		return plan.Result{}, err
 	}
 	end := in.Now.Add(g.Duration.Duration)
-	if winEnd, ok := intervalEnd(in.Plan, in.Now); ok && winEnd.Before(end) {
+	if winEnd, ok := intervalEnd(in.Plan, in.Now, in.windowOptions()); ok && winEnd.Before(end) {
 		end = winEnd
 	}
 	p := in.Plan.DeepCopy()
@@ -182,8 +182,8 @@ func activeForGrants(p *plan.ProtectionPlan, now time.Time) error {
 
 // intervalEnd is the end of the window interval now is in, when it has
 // one.
-func intervalEnd(p *plan.ProtectionPlan, now time.Time) (time.Time, bool) {
-	w, err := window.Parse(p.Spec.Window)
+func intervalEnd(p *plan.ProtectionPlan, now time.Time, opts []window.Option) (time.Time, bool) {
+	w, err := window.Parse(p.Spec.Window, opts...)
 	if err != nil {
 		return time.Time{}, false
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Offline decides what a tool without a cluster says of a plan file (the
@@ -39,6 +40,11 @@ type Offline struct {
 	// Names finds the plans that use a display name; only Lint asks (a
 	// plan previewed may be in the cluster already).
 	Names plan.PlanNames
+	// Calendars are the calendars plans' windows name (except: calendar),
+	// as Input.Calendars: the ICS text of each ConfigMap key. A calendar
+	// missing from it is read as a pass reads it (ConditionCalendars):
+	// the freeze holds on its dates.
+	Calendars map[window.ConfigMapKeyRef][]byte
 	// User creates the plans Offline simulates, and Approver approves
 	// those that require approval, as an Owner who is not the proposer.
 	// They default to "offline" and User + "-approver".
@@ -131,13 +137,24 @@ func (o Offline) check(p *plan.ProtectionPlan, now time.Time) error {
 }
 
 // Window is p defaulted as a create at now would default it, checked as
-// Preview checks it, and its compiled window. p is not changed.
-func (o Offline) Window(p *plan.ProtectionPlan, now time.Time) (*plan.ProtectionPlan, *window.Window, error) {
+// Preview checks it, and its compiled window, with o's calendars expanded
+// over the window's look-around of now, from and to (a listing from from
+// to to; zero instants are left out). p is not changed.
+func (o Offline) Window(p *plan.ProtectionPlan, now, from, to time.Time) (*plan.ProtectionPlan, *window.Window, error) {
 	p = p.DeepCopy()
 	if err := o.check(p, now); err != nil {
 		return nil, nil, err
 	}
-	w, err := window.Parse(p.Spec.Window)
+	first, last := now, now
+	for _, t := range []time.Time{from, to} {
+		if !t.IsZero() && t.Before(first) {
+			first = t
+		}
+		if t.After(last) {
+			last = t
+		}
+	}
+	w, err := window.Parse(p.Spec.Window, o.windowOptions(p, first, last)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,6 +171,13 @@ type Preview struct {
 	ReleaseNamespace   string
 	ExcludedNamespaces []string
 	Kinds              plan.ServedKinds
+	// WindowOptions are the Offline's calendars as the plan's window
+	// names them (render.Input.WindowOptions), and Calendars the
+	// ConditionCalendars a pass would set with them: nil when the window
+	// names no calendar, False when one is missing from the Offline's
+	// or unreadable (the freeze then holds on its dates).
+	WindowOptions []window.Option
+	Calendars     *metav1.Condition
 }
 
 // Preview is p as an operator would hold it at now: defaulted, checked
@@ -176,14 +200,17 @@ func (o Offline) Preview(p *plan.ProtectionPlan, now time.Time, pending bool) (P
 	if err != nil {
 		return Preview{}, err
 	}
+	cals := resolveCalendars(p.Spec.Window, o.Calendars, now)
 	return Preview{Plan: res.Plan, Applications: o.applications(p), Now: now,
-		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces, Kinds: o.Kinds}, nil
+		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces, Kinds: o.Kinds,
+		WindowOptions: cals.opts, Calendars: cals.cond}, nil
 }
 
 // Input is the render.Input of the preview for a target and layout.
 func (pv Preview) Input(target render.Target, compact bool) render.Input {
 	return render.Input{Plan: pv.Plan, Applications: pv.Applications, Now: pv.Now, Target: target, Compact: compact,
-		ReleaseNamespace: pv.ReleaseNamespace, ExcludedNamespaces: pv.ExcludedNamespaces, Kinds: pv.Kinds}
+		ReleaseNamespace: pv.ReleaseNamespace, ExcludedNamespaces: pv.ExcludedNamespaces, Kinds: pv.Kinds,
+		WindowOptions: pv.WindowOptions}
 }
 
 // Note says, for people, the plan's phase at the preview's instant and
@@ -221,15 +248,22 @@ func (o Offline) applications(p *plan.ProtectionPlan) []plan.Application {
 // create creates p at the instant given, as a server would, and approves
 // it at once when it requires approval and approve is set.
 func (o Offline) create(p *plan.ProtectionPlan, at time.Time, approve bool) (plan.Result, error) {
-	res, err := plan.Create(p, o.user(), at)
+	opts := o.windowOptions(p, at, at)
+	res, err := plan.Create(p, o.user(), at, opts...)
 	if err != nil {
 		return res, err
 	}
 	if req := res.Plan.Status.ApprovalRequest; req != nil && approve {
 		approver := approval.Caller{Username: o.approver(), Roles: []approval.Role{approval.Owner()}}
-		return approval.Approve(res.Plan, req.ID, approver, at)
+		return approval.Approve(res.Plan, req.ID, approver, at, opts...)
 	}
 	return res, nil
+}
+
+// windowOptions are o's calendars as p's window names them, expanded for
+// every instant from first to last.
+func (o Offline) windowOptions(p *plan.ProtectionPlan, first, last time.Time) []window.Option {
+	return resolveCalendarsBetween(p.Spec.Window, o.Calendars, first, last).opts
 }
 
 // SimulateRun is a plan file without a status as an operator would hold
@@ -238,18 +272,30 @@ func (o Offline) create(p *plan.ProtectionPlan, at time.Time, approve bool) (pla
 // else that violation's time or now), approved at once when it requires
 // approval, and ticked at every window edge since. p is not changed.
 func (o Offline) SimulateRun(p *plan.ProtectionPlan, l violations.Ledger, now time.Time) (*plan.ProtectionPlan, error) {
-	w, err := window.Parse(p.Spec.Window)
+	first := oldestViolation(l, now)
+	if s := p.Spec.Window.StartAt; s != nil && s.Time.Before(first) {
+		first = s.Time
+	}
+	opts := o.windowOptions(p, first, now)
+	w, err := window.Parse(p.Spec.Window, opts...)
 	if err != nil {
 		return nil, err
 	}
-	res, err := o.create(p.DeepCopy(), runStart(p, w, l, now), true)
+	start := runStart(p, w, l, now)
+	res, err := plan.Create(p.DeepCopy(), o.user(), start, opts...)
 	if err != nil {
 		return nil, err
+	}
+	if req := res.Plan.Status.ApprovalRequest; req != nil {
+		approver := approval.Caller{Username: o.approver(), Roles: []approval.Role{approval.Owner()}}
+		if res, err = approval.Approve(res.Plan, req.ID, approver, start, opts...); err != nil {
+			return nil, err
+		}
 	}
 	for i := 0; i < maxEdges && res.NextEdge != nil && !res.NextEdge.After(now); i++ {
-		res = plan.Tick(res.Plan, *res.NextEdge)
+		res = plan.Tick(res.Plan, *res.NextEdge, opts...)
 	}
-	return plan.Tick(res.Plan, now).Plan, nil
+	return plan.Tick(res.Plan, now, opts...).Plan, nil
 }
 
 // runStart is when a plan file without a status is taken to have been
@@ -258,6 +304,15 @@ func runStart(p *plan.ProtectionPlan, w *window.Window, l violations.Ledger, now
 	if s := p.Spec.Window.StartAt; s != nil && !s.After(now) {
 		return s.Time
 	}
+	oldest := oldestViolation(l, now)
+	if iv, ok := w.Containing(oldest); ok && !iv.OpenStart && !iv.Start.IsZero() {
+		return iv.Start
+	}
+	return oldest
+}
+
+// oldestViolation is the time of l's oldest violation, or now.
+func oldestViolation(l violations.Ledger, now time.Time) time.Time {
 	oldest := now
 	for _, v := range l.Violations {
 		for _, t := range []time.Time{v.FirstSeen, v.Timestamp} {
@@ -265,9 +320,6 @@ func runStart(p *plan.ProtectionPlan, w *window.Window, l violations.Ledger, now
 				oldest = t
 			}
 		}
-	}
-	if iv, ok := w.Containing(oldest); ok && !iv.OpenStart && !iv.Start.IsZero() {
-		return iv.Start
 	}
 	return oldest
 }
@@ -323,7 +375,8 @@ func (o Offline) deployed(spec *plan.ProtectionPlan, apps []plan.Application, at
 		return nil
 	}
 	r, err := render.Render(render.Input{Plan: res.Plan, Applications: apps, Now: at,
-		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces, Kinds: o.Kinds})
+		ReleaseNamespace: o.ReleaseNamespace, ExcludedNamespaces: o.ExcludedNamespaces, Kinds: o.Kinds,
+		WindowOptions: o.windowOptions(spec, at, at)})
 	if err != nil || len(r.Policies) == 0 {
 		return nil
 	}

@@ -180,7 +180,7 @@ func TestOffline_Window(t *testing.T) {
 		p.Spec.Window = window.Spec{Type: window.Permanent}
 	})
 	now := start.Add(-time.Hour)
-	got, w, err := reconcile.Offline{}.Window(p, now)
+	got, w, err := reconcile.Offline{}.Window(p, now, time.Time{}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestOffline_Window(t *testing.T) {
 	if p.Spec.Window.StartAt != nil {
 		t.Errorf("Window changed the plan")
 	}
-	_, _, err = reconcile.Offline{}.Window(offlineFreeze(func(p *plan.ProtectionPlan) { p.Spec.Templates = nil }), now)
+	_, _, err = reconcile.Offline{}.Window(offlineFreeze(func(p *plan.ProtectionPlan) { p.Spec.Templates = nil }), now, time.Time{}, time.Time{})
 	var ve *plan.ValidationError
 	if !errors.As(err, &ve) {
 		t.Errorf("a plan without templates: %v", err)

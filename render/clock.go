@@ -82,7 +82,7 @@ func Armed(in Input) bool {
 		if !in.clocked() {
 			return false
 		}
-		w, err := window.Parse(in.Plan.Spec.Window)
+		w, err := window.Parse(in.Plan.Spec.Window, in.WindowOptions...)
 		if err != nil {
 			return false
 		}
@@ -94,8 +94,8 @@ func Armed(in Input) bool {
 
 // clockIntervals returns the intervals a clocked render's policies refuse
 // in: the occurrence containing now, if any, and the next one.
-func clockIntervals(spec window.Spec, now time.Time) []window.Interval {
-	w, err := window.Parse(spec)
+func clockIntervals(spec window.Spec, now time.Time, opts []window.Option) []window.Interval {
+	w, err := window.Parse(spec, opts...)
 	if err != nil { // compile reports it, naming the field
 		return nil
 	}
@@ -116,7 +116,7 @@ func clockIntervals(spec window.Spec, now time.Time) []window.Interval {
 // edge). A recurring window's second interval is told the first's end
 // until a pass renders it again after the first ends.
 func clockUntil(spec window.Spec, ivs []window.Interval) (string, bool) {
-	w, err := window.Parse(spec)
+	w, err := window.Parse(spec) // the zone and type only: the intervals are resolved
 	if err != nil || len(ivs) == 0 || ivs[0].OpenEnd || ivs[0].End.IsZero() || w.Type() == window.Permanent {
 		return "", false
 	}

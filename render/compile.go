@@ -73,10 +73,10 @@ func compile(in Input) (*compiled, error) {
 		errs = append(errs, field.NotSupported(spec.Child("mode"), p.Spec.Mode, []string{"audit", "enforce"}))
 	}
 	var e field.ErrorList
-	c.until, e = untilText(p.Spec.Window, in.Now, spec.Child("window"))
+	c.until, e = untilText(p.Spec.Window, in.Now, spec.Child("window"), in.WindowOptions)
 	errs = append(errs, e...)
 	if in.clocked() {
-		c.clock = clockIntervals(p.Spec.Window, in.Now)
+		c.clock = clockIntervals(p.Spec.Window, in.Now, in.WindowOptions)
 		if u, ok := clockUntil(p.Spec.Window, c.clock); ok {
 			c.until = u
 		}

@@ -61,8 +61,8 @@ func (c *compiled) message(what string) string {
 //     so the render stays the same from tick to tick);
 //   - "until its window ends" when now is not in the window (the caller
 //     should not render such a plan active; the text stays honest).
-func untilText(spec window.Spec, now time.Time, fld *field.Path) (string, field.ErrorList) {
-	w, err := window.Parse(spec, window.WithFieldPath(fld))
+func untilText(spec window.Spec, now time.Time, fld *field.Path, opts []window.Option) (string, field.ErrorList) {
+	w, err := window.Parse(spec, append([]window.Option{window.WithFieldPath(fld)}, opts...)...)
 	if err != nil {
 		var perr *window.ParseError
 		if errors.As(err, &perr) {

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/window"
 )
 
 // Input is everything a render depends on. It is plain data: the caller
@@ -61,6 +62,12 @@ type Input struct {
 	// carries out none. The plan's policies admit that account's writes
 	// only for the plan's own actions (see EdgeExtraKey).
 	EdgeExecutor string
+	// WindowOptions are passed to window.Parse wherever the render reads
+	// the plan's window: the occurrences of the calendars its exceptions
+	// name (window.WithCalendar), as the pass resolved them. Without them
+	// a holiday is frozen like any other day: the enforce messages' "until"
+	// and a clocked render's intervals would ignore it.
+	WindowOptions []window.Option
 }
 
 // Result is a render: the policies that should exist in the cluster for the
