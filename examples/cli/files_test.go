@@ -36,7 +36,8 @@ func TestFiles_EveryPlanIsRead(t *testing.T) {
 		{name: "render_two_plans_table", code: 0,
 			args: []string{"render", "-f", holiday, "-f", nightly, "--cluster", cluster, "--now", "2026-12-25T23:00:00+01:00", "-o", "table"}},
 		{name: "explain_samples_table", code: 1,
-			args: []string{"explain", "-f", "../plans", "--cluster", cluster, "--request", requests + "scale-payments-api.yaml", "--now", "2026-12-25T12:00:00+01:00", "-o", "table"}},
+			args: []string{"explain", "-f", "../plans", "--cluster", cluster, "--request", requests + "scale-payments-api.yaml", "--now", "2026-12-25T12:00:00+01:00", "-o", "table",
+				"--calendar", "holidays/de.ics=../../calendar/testdata/holidays.ics"}},
 		{name: "windows_two_plans", code: 0,
 			args: []string{"windows", "-f", holiday, "-f", "testdata/permanent.yaml", "--now", "2026-12-20", "--to", "2026-12-28"}},
 	})

@@ -112,9 +112,14 @@ does not decode; 2 on usage errors.`,
 	}
 	now.register(c, "the instant to lint at")
 	c.Flags().DurationVar(&horizon, "horizon", 0, "how far ahead of --now findings about time look (default 8784h, a year)")
-	c.Flags().StringArrayVar(&calendars, "calendar", nil, "NAME/KEY=FILE: the ICS file of the calendar exceptions name as ConfigMap NAME, key KEY; repeatable")
+	calendarFlag(c, &calendars)
 	out.register(c, "", "yaml", "json")
 	return c
+}
+
+// calendarFlag is --calendar NAME/KEY=FILE, repeatable.
+func calendarFlag(c *cobra.Command, into *[]string) {
+	c.Flags().StringArrayVar(into, "calendar", nil, "NAME/KEY=FILE: the ICS file of the calendar exceptions name as ConfigMap NAME, key KEY; repeatable")
 }
 
 // readCalendars reads each --calendar NAME/KEY=FILE. A malformed value

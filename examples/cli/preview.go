@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/plan/plantest"
@@ -18,6 +20,7 @@ import (
 type clusterFlags struct {
 	file       string
 	namespaces []string
+	calendars  []string
 }
 
 func (f *clusterFlags) register(c *cobra.Command, withNamespaces bool) {
@@ -27,6 +30,7 @@ func (f *clusterFlags) register(c *cobra.Command, withNamespaces bool) {
 		c.Flags().StringSliceVar(&f.namespaces, "namespaces", nil,
 			"the namespaces that exist in the cluster (a snapshot listing only them); instead of --cluster")
 	}
+	calendarFlag(c, &f.calendars)
 }
 
 // offline is what the flags tell of the cluster: --cluster all of the
@@ -35,6 +39,11 @@ func (f *clusterFlags) register(c *cobra.Command, withNamespaces bool) {
 // it simulates, and protectctl-approver approves them.
 func (f *clusterFlags) offline(a *app) (reconcile.Offline, error) {
 	o := reconcile.Offline{User: "protectctl", Approver: "protectctl-approver"}
+	texts, err := a.readCalendars(f.calendars)
+	if err != nil {
+		return o, err
+	}
+	o.Calendars = texts
 	switch {
 	case f.file != "" && len(f.namespaces) > 0:
 		return o, usageErrorf("--cluster and --namespaces: give one of them")
@@ -66,6 +75,13 @@ func (a *app) eachPreview(files []string, off reconcile.Offline, now time.Time, 
 		if err == nil {
 			var pv reconcile.Preview
 			if pv, err = preview(off, d, now, pending); err == nil {
+				if c := pv.Calendars; c != nil && c.Status != metav1.ConditionTrue {
+					hint := ""
+					if c.Reason == reconcile.ReasonCalendarMissing {
+						hint = " (give its ICS file with --calendar NAME/KEY=FILE)"
+					}
+					fmt.Fprintf(a.stderr, "protectctl: %s: %s%s\n", d, c.Message, hint)
+				}
 				err = fn(d, pv)
 			}
 		}

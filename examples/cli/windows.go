@@ -23,6 +23,7 @@ func (a *app) windowsCmd() *cobra.Command {
 	var (
 		files         []string
 		from, to, ics string
+		calendars     []string
 		now           nowFlag
 		out           outputFlags
 	)
@@ -60,7 +61,11 @@ table.`,
 			if err != nil {
 				return err
 			}
-			reps, cal, err := listings(docs, t, from, to)
+			texts, err := a.readCalendars(calendars)
+			if err != nil {
+				return err
+			}
+			reps, cal, err := listings(docs, reconcile.Offline{Calendars: texts}, t, from, to)
 			if err != nil {
 				return err
 			}
@@ -88,6 +93,7 @@ table.`,
 	c.Flags().StringVar(&from, "from", "", "list intervals that end after this instant (RFC 3339 or a date; default --now)")
 	c.Flags().StringVar(&to, "to", "", "list intervals that start before this instant (RFC 3339 or a date; default the end of a time_range window, else 14 days after --from)")
 	c.Flags().StringVar(&ics, "ics", "", "also write the intervals as an iCalendar file (- for standard output)")
+	calendarFlag(c, &calendars)
 	out.register(c, "table", "table", "yaml", "json")
 	return c
 }
@@ -95,7 +101,7 @@ table.`,
 // listings lists each plan's window in the range the flags give, at now,
 // and the calendar of them all. Each plan is checked offline and defaulted
 // as a create at now would default it.
-func listings(docs []planDoc, now time.Time, fromFlag, toFlag string) ([]windowsReport, calendar.Calendar, error) {
+func listings(docs []planDoc, off reconcile.Offline, now time.Time, fromFlag, toFlag string) ([]windowsReport, calendar.Calendar, error) {
 	from, to := now, time.Time{}
 	var err error
 	if fromFlag != "" {
@@ -121,7 +127,7 @@ func listings(docs []planDoc, now time.Time, fromFlag, toFlag string) ([]windows
 			errs = append(errs, err)
 			continue
 		}
-		p, w, err := reconcile.Offline{}.Window(d.plan, now)
+		p, w, err := off.Window(d.plan, now, from, to)
 		if err != nil {
 			errs = append(errs, planError(d, err))
 			continue

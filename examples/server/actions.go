@@ -20,7 +20,7 @@ func (s *Server) transition(r *http.Request, step pipeline) (*plan.ProtectionPla
 	if err != nil {
 		return nil, err
 	}
-	res, err := step(reconcile.ActionInput{Plan: p, Version: ifMatch(r), Caller: callerOf(r), Now: s.now()})
+	res, err := step(s.actionInput(r, p))
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,8 @@ func (s *Server) decide(ctx context.Context, caller approval.Caller, id string, 
 		return nil, err
 	}
 	res, err := reconcile.ApplyVerdict(reconcile.VerdictInput{Plan: p, Generation: body.Generation, Caller: caller, Now: s.now(),
-		Verdict: approval.Verdict{RequestID: body.RequestID, Decision: d, Comment: body.Comment}})
+		Calendars: s.calendars(ctx, p.Spec.Window),
+		Verdict:   approval.Verdict{RequestID: body.RequestID, Decision: d, Comment: body.Comment}})
 	if err != nil {
 		return nil, err
 	}

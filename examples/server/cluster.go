@@ -9,7 +9,9 @@ import (
 
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/window"
 )
 
 // ExcludedNamespaces are the namespaces plans may not target (see
@@ -46,6 +48,25 @@ func (s *Server) validationEnv(ctx context.Context, others []plan.ProtectionPlan
 		Applications: s.cluster.Applications(ctx),
 		Names:        plan.NamesIn(others),
 	}, nil
+}
+
+// calendars reads the calendars spec's window names (kube.Reader.Calendars)
+// for the library's steps that compute a phase or an interval's end. What
+// cannot be read is left out and logged: the library then holds the
+// freeze on its dates (reconcile.ConditionCalendars), and the operator's
+// next pass reports it on the plan.
+func (s *Server) calendars(ctx context.Context, spec window.Spec) map[window.ConfigMapKeyRef][]byte {
+	cals, err := s.cluster.Calendars(ctx, spec)
+	if err != nil {
+		s.Log.Warn("a calendar of the plan's window cannot be read; the freeze holds on its dates", "err", err)
+	}
+	return cals
+}
+
+// actionInput is the library's input of an action on p asked by r.
+func (s *Server) actionInput(r *http.Request, p *plan.ProtectionPlan) reconcile.ActionInput {
+	return reconcile.ActionInput{Plan: p, Version: ifMatch(r), Caller: callerOf(r), Now: s.now(),
+		Calendars: s.calendars(r.Context(), p.Spec.Window)}
 }
 
 // resolveApplications resolves a plan's applications for render and

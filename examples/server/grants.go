@@ -63,7 +63,7 @@ func (s *Server) requestGrant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := reconcile.RequestGrant(reconcile.GrantRequest{
-		ActionInput: reconcile.ActionInput{Plan: p, Version: ifMatch(r), Caller: callerOf(r), Now: s.now()},
+		ActionInput: s.actionInput(r, p),
 		Users:       body.Users, Reason: body.Reason, Duration: body.Duration.Duration,
 	})
 	s.answerGrant(w, r, res, err, "", http.StatusCreated)
@@ -85,7 +85,7 @@ func (s *Server) decideGrant(w http.ResponseWriter, r *http.Request, step func(r
 	}
 	id := r.PathValue("grant")
 	res, err := step(reconcile.GrantDecision{
-		ActionInput: reconcile.ActionInput{Plan: p, Version: ifMatch(r), Caller: callerOf(r), Now: s.now()}, Grant: id})
+		ActionInput: s.actionInput(r, p), Grant: id})
 	s.answerGrant(w, r, res, err, id, http.StatusOK)
 }
 

@@ -125,7 +125,7 @@ func (s *Server) createAndAnswer(w http.ResponseWriter, r *http.Request, admit a
 // made with kubectl), theirs stands.
 func (s *Server) writeCreatedStatus(ctx context.Context, obj *plan.ProtectionPlan, actor string, now time.Time) (*plan.ProtectionPlan, error) {
 	for range 3 {
-		res, started, err := reconcile.CreatedStatus(obj, actor, now)
+		res, started, err := reconcile.CreatedStatus(obj, actor, now, s.calendars(ctx, obj.Spec.Window))
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +198,8 @@ func (s *Server) edit(ctx context.Context, caller approval.Caller, old, in *plan
 	if err != nil {
 		return nil, err
 	}
-	res, changed, err := reconcile.Edit(reconcile.EditInput{Old: old, Spec: in.Spec, Name: in.Name, Caller: caller, Env: env, Now: now})
+	res, changed, err := reconcile.Edit(reconcile.EditInput{Old: old, Spec: in.Spec, Name: in.Name, Caller: caller, Env: env, Now: now,
+		Calendars: s.calendars(ctx, in.Spec.Window)})
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +236,7 @@ func (s *Server) writeEditedStatus(ctx context.Context, old, obj *plan.Protectio
 			return nil, err
 		}
 		res, err := reconcile.EditedStatus(reconcile.EditedStatusInput{Fresh: fresh, Before: old.Spec, Generation: gen,
-			Spec: spec, Caller: caller, Now: now})
+			Spec: spec, Caller: caller, Now: now, Calendars: s.calendars(ctx, spec.Window)})
 		if err != nil {
 			return nil, err
 		}
