@@ -2,6 +2,7 @@ package window_test
 
 import (
 	"flag"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -93,16 +94,28 @@ func TestActiveShapesRatio(t *testing.T) {
 		return float64(r.T.Nanoseconds()) / float64(r.N)
 	}
 	var dates, allows []float64
-	for round := range 5 {
+	best := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	for round := range *shapesRounds {
 		p, d, a := measure(fx.windows), measure(except), measure(allowed)
 		t.Logf("round %d: plain %.0f ns/op, 20 dates %.0f ns/op (%.2fx), allow with 20 dates %.0f ns/op (%.2fx)", round+1, p, d, d/p, a, a/p)
 		dates, allows = append(dates, d/p), append(allows, a/p)
+		best = [3]float64{min(best[0], p), min(best[1], d), min(best[2], a)}
 	}
 	slices.Sort(dates)
 	slices.Sort(allows)
-	t.Logf("20 dates / plain: min %.2fx, median %.2fx, max %.2fx", dates[0], dates[2], dates[4])
-	t.Logf("allow, 20 dates / plain: min %.2fx, median %.2fx, max %.2fx", allows[0], allows[2], allows[4])
-	if dates[2] > 2 || allows[2] > 2 {
-		t.Errorf("median ratios %.2fx and %.2fx, want at most 2x", dates[2], allows[2])
+	mid, last := len(dates)/2, len(dates)-1
+	t.Logf("20 dates / plain: min %.2fx, median %.2fx, max %.2fx", dates[0], dates[mid], dates[last])
+	t.Logf("allow, 20 dates / plain: min %.2fx, median %.2fx, max %.2fx", allows[0], allows[mid], allows[last])
+	// The fastest round of each is the one a busy machine disturbed
+	// least: their ratio is the steadiest figure under load.
+	t.Logf("fastest rounds: plain %.0f ns/op, 20 dates %.0f ns/op (%.2fx), allow with 20 dates %.0f ns/op (%.2fx)",
+		best[0], best[1], best[1]/best[0], best[2], best[2]/best[0])
+	if dates[mid] > 2 || allows[mid] > 2 {
+		t.Errorf("median ratios %.2fx and %.2fx, want at most 2x", dates[mid], allows[mid])
+	}
+	if best[1]/best[0] > 2 || best[2]/best[0] > 2 {
+		t.Errorf("fastest-round ratios %.2fx and %.2fx, want at most 2x", best[1]/best[0], best[2]/best[0])
 	}
 }
+
+var shapesRounds = flag.Int("shapes-rounds", 5, "rounds of TestActiveShapesRatio")
