@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -70,6 +71,13 @@ type celSpec struct {
 // *UnknownConditionError.
 func celTranslate(c *compiled, u policyUnit, ns nsScope, opt celOptions) (celSpec, error) {
 	rules := u.rules
+	if slices.ContainsFunc(rules, hasReplicasPath) {
+		// The API server type-checks every validation against every kind
+		// the policy matches: spec.instances is undefined on a
+		// Deployment, spec.replicas on a kind that names its replicas
+		// otherwise.
+		opt.dynObjects = true
+	}
 	perRule := make([][]admissionregistrationv1.NamedRuleWithOperations, len(rules))
 	var union []admissionregistrationv1.NamedRuleWithOperations
 	for i, r := range rules {
@@ -211,8 +219,8 @@ func celCondition(r RuleSpec, ns nsScope, vars *celVars, opt celOptions) (string
 		n, o := vars.use(imagesVar("new", r.Kinds[0].PodSpec)), vars.use(imagesVar("old", r.Kinds[0].PodSpec))
 		return "(size(" + n + ") != size(" + o + ") || !" + n + ".all(i, i in " + o + "))", nil
 	case ReplicasChanged:
-		return celField(obj, ".?spec.?replicas", "0") + " " + replicasOperator(r.Direction) + " " +
-			celField(old, ".?spec.?replicas", "0"), nil
+		path := ".?" + strings.Join(r.replicasFields(), ".?")
+		return celField(obj, path, "0") + " " + replicasOperator(r.Direction) + " " + celField(old, path, "0"), nil
 	case RestartedAtChanged:
 		return changed(`.?spec.?template.?metadata.?annotations[?"kubectl.kubernetes.io/restartedAt"]`, `""`), nil
 	case StorageRequestChanged:

@@ -2,6 +2,7 @@ package render
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,21 +75,38 @@ func TestExplain_CustomKinds(t *testing.T) {
 	del := func(gvk schema.GroupVersionKind) Request {
 		return Request{Operation: OpDelete, Kind: gvk, Namespace: "shop", Name: "x", UserInfo: UserInfo{Username: "alice"}}
 	}
+	// patch is an update of the resource itself, from old to new spec.
+	patch := func(gvk schema.GroupVersionKind, oldSpec, newSpec map[string]any) Request {
+		return Request{Operation: OpUpdate, Kind: gvk, Namespace: "shop", Name: "x",
+			Object: map[string]any{"spec": newSpec}, OldObject: map[string]any{"spec": oldSpec}, UserInfo: UserInfo{Username: "alice"}}
+	}
+	odd := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Odd"}
 	for name, tc := range map[string]struct {
 		req  Request
 		want bool
 	}{
-		"deleting a Rollout the delete template lists is refused":               {del(rollout), true},
-		"deleting an excluded custom kind is admitted":                          {del(scaled), false},
-		"kubectl scale of a Rollout (a served kind with /scale) is refused":     {scale(rollout), true},
-		"a kind whose replicas path is not .spec.replicas is not covered (yet)": {scale(cnpg), false},
+		"deleting a Rollout the delete template lists is refused":                      {del(rollout), true},
+		"deleting an excluded custom kind is admitted":                                 {del(scaled), false},
+		"kubectl scale of a Rollout (a served kind with /scale) is refused":            {scale(rollout), true},
+		"kubectl scale of a Cluster whose replicas path is .spec.instances is refused": {scale(cnpg), true},
+		"a patch of a Cluster's spec.instances (its CRD's replicas path) is refused": {
+			patch(cnpg, map[string]any{"instances": int64(3)}, map[string]any{"instances": int64(5)}), true},
+		"a patch of a Cluster's other fields is admitted": {
+			patch(cnpg, map[string]any{"instances": int64(3), "description": "a"}, map[string]any{"instances": int64(3), "description": "b"}), false},
+		"a patch of a Rollout's spec.replicas is refused": {
+			patch(rollout, map[string]any{"replicas": int64(3)}, map[string]any{"replicas": int64(4)}), true},
+		"kubectl scale of a kind whose replicas path is not plain identifiers is refused": {scale(odd), true},
+		"a patch of that kind's replicas is not covered: its path cannot be read safely": {
+			patch(odd, map[string]any{"my-replicas": int64(3)}, map[string]any{"my-replicas": int64(5)}), false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, target := range Targets() {
 				p := namespacePlan(plan.ModeEnforce, []string{"shop"},
 					tplWith("delete", "kinds", "Deployment, Rollout.argoproj.io, ScaledObject.keda.sh"), tpl("scaling"))
 				p.Spec.Exclusions.Kinds = []string{"ScaledObject.keda.sh"}
-				d, err := Explain(Input{Plan: p, Now: now, Target: target, Kinds: servedKinds}, tc.req)
+				kinds := append(slices.Clone(servedKinds), plan.ServedKind{Group: "example.com", Version: "v1", Kind: "Odd", Resource: "odds",
+					Namespaced: true, ScaleReplicasPath: ".spec.my-replicas"})
+				d, err := Explain(Input{Plan: p, Now: now, Target: target, Kinds: kinds}, tc.req)
 				if err != nil {
 					t.Fatal(err)
 				}

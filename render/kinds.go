@@ -23,6 +23,10 @@ type Kind struct {
 	// PodSpec is the dotted path of the pod spec inside the object, or ""
 	// when the kind has none.
 	PodSpec string `json:"podSpec,omitempty"`
+	// ReplicasPath is the replicas field of a served kind whose CRD's
+	// /scale declares another path than .spec.replicas (e.g.
+	// ".spec.instances"); empty for .spec.replicas.
+	ReplicasPath string `json:"replicasPath,omitempty"`
 }
 
 // Pod spec paths.

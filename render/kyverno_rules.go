@@ -167,7 +167,8 @@ func kyvernoCondition(r RuleSpec, ns nsScope) (kyCondition, error) {
 		spec := r.Kinds[0].PodSpec
 		return isTrue(images(newObject+"."+spec) + " != " + images(oldObject+"."+spec)), nil
 	case ReplicasChanged:
-		return isTrue(replicas(newObject) + " " + replicasOperator(r.Direction) + " " + replicas(oldObject)), nil
+		f := r.replicasFields()
+		return isTrue(replicas(newObject, f) + " " + replicasOperator(r.Direction) + " " + replicas(oldObject, f)), nil
 	case RestartedAtChanged:
 		return isTrue(changed(".spec.template.metadata.annotations.\"kubectl.kubernetes.io/restartedAt\"", "''")), nil
 	case StorageRequestChanged:
@@ -197,15 +198,15 @@ func images(path string) string {
 	return "sort([" + strings.Join(parts, ", ") + "][].join('=', [name || '', image || '']))"
 }
 
-// replicas reads spec.replicas as a number that compares across
+// replicas reads the replicas fields (spec.replicas) as a number that compares across
 // representations. Kyverno 1.19.1 evaluates a request's rules with
 // request.oldObject as the JSON decoder gives it (float64 numbers) but,
 // after any rule of the same Policy that matched the request, puts back
 // request.object as apimachinery decoded it (int64 numbers), and JMESPath
 // equality tells 2 from 2.0: a later rule would see unchanged replicas as
 // changed. Going through to_string and to_number makes both float64.
-func replicas(obj string) string {
-	return "to_number(to_string(" + obj + ".spec.replicas || `0`))"
+func replicas(obj string, fields []string) string {
+	return "to_number(to_string(" + obj + "." + strings.Join(fields, ".") + " || `0`))"
 }
 
 func replicasOperator(d Direction) string {

@@ -49,6 +49,9 @@ func bindTemplate(t Template, params map[string]string, served plan.ServedKinds,
 			r.Direction = DirectionAny
 		}
 		bt.rules = append(bt.rules, r)
+		if r.Condition == ReplicasChanged {
+			bt.rules = append(bt.rules, replicasPathRules(r)...)
+		}
 	}
 	return bt, errs
 }

@@ -22,7 +22,8 @@ func conditionHolds(r RuleSpec, ns nsScope, req Request) (bool, error) {
 		path := strings.Split(r.Kinds[0].PodSpec, ".")
 		return !slices.Equal(imagePairs(newObj, path), imagePairs(oldObj, path)), nil
 	case ReplicasChanged:
-		n, o := number(lookup(newObj, "spec", "replicas")), number(lookup(oldObj, "spec", "replicas"))
+		f := r.replicasFields()
+		n, o := number(lookup(newObj, f...)), number(lookup(oldObj, f...))
 		switch r.Direction {
 		case DirectionUp:
 			return n > o, nil

@@ -48,6 +48,10 @@ type RuleSpec struct {
 	// Application names the application whose selector a LeavesApplication
 	// rule tests (user text: it only ever reaches messages).
 	Application string
+	// ReplicasPath are the fields ReplicasChanged compares; nil is
+	// spec.replicas. Set on the rules of kinds whose CRD declares another
+	// replicas path (replicasPathRules).
+	ReplicasPath []string
 }
 
 // clone returns a deep copy, so that callers never alias the catalog.
@@ -55,7 +59,16 @@ func (r RuleSpec) clone() RuleSpec {
 	r.Kinds = slices.Clone(r.Kinds)
 	r.Subresources = slices.Clone(r.Subresources)
 	r.Operations = slices.Clone(r.Operations)
+	r.ReplicasPath = slices.Clone(r.ReplicasPath)
 	return r
+}
+
+// replicasFields are the fields ReplicasChanged compares.
+func (r RuleSpec) replicasFields() []string {
+	if r.ReplicasPath == nil {
+		return []string{"spec", "replicas"}
+	}
+	return r.ReplicasPath
 }
 
 // matchesScale reports whether the rule matches the /scale subresource of

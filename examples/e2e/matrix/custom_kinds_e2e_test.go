@@ -47,11 +47,49 @@ spec:
 var widgetKind = plan.ServedKind{Group: "e2e.telark.io", Version: "v1", Kind: "Widget", Resource: "widgets",
 	Namespaced: true, ScaleReplicasPath: ".spec.replicas"}
 
+// gadgetCRD is a custom resource whose /scale reads another field
+// (specReplicasPath .spec.instances), as CloudNativePG's Cluster does.
+const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.e2e.telark.io
+spec:
+  group: e2e.telark.io
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.instances, statusReplicasPath: .status.instances}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              instances: {type: integer}
+              color: {type: string}
+          status:
+            type: object
+            properties:
+              instances: {type: integer}
+`
+
+// gadgetKind is the discovery fact of gadgetCRD.
+var gadgetKind = plan.ServedKind{Group: "e2e.telark.io", Version: "v1", Kind: "Gadget", Resource: "gadgets",
+	Namespaced: true, ScaleReplicasPath: ".spec.instances"}
+
 // TestCustomKinds freezes a custom resource on the real admission chain
 // of each target (issue 23): a plan on one namespace with delete (kinds
 // Deployment and Widget.e2e.telark.io) and scaling refuses deleting a
 // Widget and kubectl scale of it, and admits a spec change that is not
-// its replicas; in a namespace out of scope both are admitted. No
+// its replicas; in a namespace out of scope both are admitted. A Gadget,
+// whose CRD's /scale reads .spec.instances, is frozen for kubectl scale
+// and for patches of spec.instances. No
 // operator: the test renders (render.Input.Kinds, the CRD's discovery
 // facts) and applies the policies itself.
 func TestCustomKinds(t *testing.T) {
@@ -62,11 +100,11 @@ func TestCustomKinds(t *testing.T) {
 	if left, err := anyManagedObject(ctx); err != nil || left != "" {
 		t.Fatalf("managed policies left by an earlier test: %s %v", left, err)
 	}
-	if _, _, err := s.env.KubectlInput(ctx, widgetCRD, "apply", "-f", "-"); err != nil {
+	if _, _, err := s.env.KubectlInput(ctx, widgetCRD+"---\n"+gadgetCRD, "apply", "-f", "-"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "the Widget CRD served", func() (string, bool) {
-		_, _, err := s.env.Kubectl(ctx, "get", "widgets", "-A")
+	eventually(t, time.Minute, "the Widget and Gadget CRDs served", func() (string, bool) {
+		_, _, err := s.env.Kubectl(ctx, "get", "widgets,gadgets", "-A")
 		return "", err == nil
 	})
 	for _, target := range render.Targets() {
@@ -86,14 +124,15 @@ func customKindPhase(t *testing.T, target render.Target) {
 		if err := createNamespace(ctx, s.c, ns); err != nil {
 			t.Fatal(err)
 		}
-		w := "apiVersion: e2e.telark.io/v1\nkind: Widget\nmetadata: {name: w, namespace: " + ns + "}\nspec: {replicas: 1, color: blue}\n"
+		w := "apiVersion: e2e.telark.io/v1\nkind: Widget\nmetadata: {name: w, namespace: " + ns + "}\nspec: {replicas: 1, color: blue}\n" +
+			"---\napiVersion: e2e.telark.io/v1\nkind: Gadget\nmetadata: {name: g, namespace: " + ns + "}\nspec: {instances: 1, color: blue}\n"
 		if _, _, err := s.env.KubectlInput(ctx, w, "apply", "-f", "-"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	p := latencyPlan("ck-"+short, in, "scaling")
 	p.Spec.Templates = append(p.Spec.Templates, plan.TemplateRef{Name: "delete", Parameters: map[string]string{"kinds": "Deployment,Widget.e2e.telark.io"}})
-	res, err := render.Render(render.Input{Plan: p, Now: time.Now(), Target: target, Kinds: plan.ServedKinds{widgetKind}})
+	res, err := render.Render(render.Input{Plan: p, Now: time.Now(), Target: target, Kinds: plan.ServedKinds{widgetKind, gadgetKind}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,6 +162,10 @@ func customKindPhase(t *testing.T, target render.Target) {
 		{"a patch of the Widget's color in scope", []string{"-n", in, "patch", "widget", "w", "--type=merge", "-p", `{"spec":{"color":"red"}}`}, false},
 		{"deleting the Widget out of scope", []string{"-n", out, "delete", "widget", "w"}, false},
 		{"kubectl scale of the Widget out of scope", []string{"-n", out, "scale", "widget", "w", "--replicas=3"}, false},
+		{"kubectl scale of the Gadget (replicas at .spec.instances) in scope", []string{"-n", in, "scale", "gadget", "g", "--replicas=3"}, true},
+		{"a patch of the Gadget's spec.instances in scope", []string{"-n", in, "patch", "gadget", "g", "--type=merge", "-p", `{"spec":{"instances":4}}`}, true},
+		{"a patch of the Gadget's color in scope", []string{"-n", in, "patch", "gadget", "g", "--type=merge", "-p", `{"spec":{"color":"red"}}`}, false},
+		{"kubectl scale of the Gadget out of scope", []string{"-n", out, "scale", "gadget", "g", "--replicas=3"}, false},
 	} {
 		if got, why := refusedDry(c.args...); got != c.want {
 			t.Errorf("%s: refused %v, want %v (%s)", c.what, got, c.want, why)
