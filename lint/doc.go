@@ -19,9 +19,9 @@
 //	InvalidWindow        error           the window does not parse (one finding per field)
 //	WindowEnded          error           the window has ended for good at now
 //	CronNeverFires       error           a cron matches no day ("0 0 31 2 *")
-//	PlansOverlap         warning / info  two plans of the same scope type are active at once on
-//	                                     shared namespaces or applications: a warning when they
-//	                                     share a template, info otherwise
+//	PlansOverlap         warning / info  two plans are active at once on shared namespaces
+//	                                     (listed, or selected: WithNamespaces) or applications: a
+//	                                     warning when they share a template, info otherwise
 //	ScheduleShadowed     warning         every occurrence of a schedule falls inside an occurrence
 //	                                     of another schedule of the same window
 //	StartInSkippedHour   warning         a schedule starts at a local time the clocks skip

@@ -20,8 +20,22 @@ const DefaultHorizon = 366 * 24 * time.Hour
 type Option func(*options)
 
 type options struct {
-	horizon   time.Duration
-	calendars map[window.ConfigMapKeyRef][]byte
+	horizon    time.Duration
+	calendars  map[window.ConfigMapKeyRef][]byte
+	namespaces []plan.NamespaceInfo
+	leftOut    []string
+}
+
+// WithNamespaces gives the linter the cluster's namespaces with their
+// labels, and those no plan freezes (plan.AlwaysLeftOut): a
+// namespaceSelectors plan then covers the namespaces its selectors match
+// (plan.CoveredNamespaces), and overlaps are found between it and the
+// plans listing namespaces. Without them, a selector plan is compared only
+// where no label is needed: a whole-cluster selector ({}) covers every
+// namespace another plan lists, except those left out, and two plans
+// writing the same selector share it.
+func WithNamespaces(namespaces []plan.NamespaceInfo, leftOut []string) Option {
+	return func(o *options) { o.namespaces, o.leftOut = namespaces, leftOut }
 }
 
 // WithCalendars gives the linter the ICS text of the calendars plans'
@@ -52,7 +66,8 @@ func Lint(plans []*plan.ProtectionPlan, now time.Time, opts ...Option) []Finding
 	for _, opt := range opts {
 		opt(&o)
 	}
-	c := &checker{now: now, horizon: o.horizon, end: now.Add(o.horizon), calendars: o.calendars}
+	c := &checker{now: now, horizon: o.horizon, end: now.Add(o.horizon), calendars: o.calendars,
+		namespaces: o.namespaces, leftOut: o.leftOut}
 	var linted []*linted
 	for _, p := range plans {
 		if p == nil {
@@ -82,7 +97,11 @@ type checker struct {
 	horizon   time.Duration
 	end       time.Time // now + horizon
 	calendars map[window.ConfigMapKeyRef][]byte
-	findings  []Finding
+	// namespaces and leftOut are WithNamespaces'; namespaces nil when not
+	// given.
+	namespaces []plan.NamespaceInfo
+	leftOut    []string
+	findings   []Finding
 }
 
 func (c *checker) add(f Finding) { c.findings = append(c.findings, f) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/telark/protectionplans/plan"
@@ -13,21 +14,13 @@ import (
 )
 
 // overlap reports two plans active at the same time, within the horizon,
-// on namespaces or applications they share. Plans of different scope
-// types are not compared: which namespaces an application lives in is
-// the embedder's to resolve.
+// on namespaces or applications they share. Plans of applications are
+// compared with plans of applications only: which namespaces an
+// application lives in is the embedder's to resolve. A namespaceSelectors
+// plan is compared with the plans of namespaces or selectors as its
+// coverage allows (see WithNamespaces).
 func (c *checker) overlap(a, b *linted) {
-	ta, tb := a.p.Spec.Scope.Type(), b.p.Spec.Scope.Type()
-	if ta != tb {
-		return
-	}
-	listA, listB := scopeList(a.p), scopeList(b.p)
-	shared := []string{}
-	for _, x := range listA {
-		if slices.Contains(listB, x) && !slices.Contains(shared, x) {
-			shared = append(shared, x)
-		}
-	}
+	kind, shared := c.sharedScope(a.p, b.p)
 	if len(shared) == 0 {
 		return
 	}
@@ -35,13 +28,10 @@ func (c *checker) overlap(a, b *linted) {
 	if n == 0 {
 		return
 	}
-	scopePath := field.NewPath("spec", "scope").Child(string(ta))
 	var fields []Field
 	for _, l := range []*linted{a, b} {
-		for k, x := range scopeList(l.p) {
-			if slices.Contains(shared, x) {
-				fields = append(fields, Field{l.id, scopePath.Index(k).String()})
-			}
+		for _, path := range c.scopeFields(l.p, kind, shared) {
+			fields = append(fields, Field{l.id, path})
 		}
 	}
 	templates := []string{}
@@ -55,7 +45,7 @@ func (c *checker) overlap(a, b *linted) {
 	f := Finding{Severity: Info, Code: PlansOverlap, Plans: []string{a.id, b.id}, Fields: fields,
 		Instants: []time.Time{first.Start, first.End}}
 	what := fmt.Sprintf("plans %s and %s are both active on %s %s from %s to %s%s",
-		a.id, b.id, ta, strings.Join(shared, ", "), stamp(first.Start), stamp(first.End), more(n-1, c.horizon))
+		a.id, b.id, kind, strings.Join(shared, ", "), stamp(first.Start), stamp(first.End), more(n-1, c.horizon))
 	if len(templates) > 0 {
 		f.Severity = Warning
 		f.Message = what + fmt.Sprintf("; both lock %s, so a change there is refused or recorded twice, with two messages; merge the plans, or split their scope or their time", strings.Join(templates, ", "))
@@ -65,12 +55,142 @@ func (c *checker) overlap(a, b *linted) {
 	c.add(f)
 }
 
-func scopeList(p *plan.ProtectionPlan) []string {
-	if p.Spec.Scope.Type() == plan.ScopeApplications {
-		return p.Spec.Scope.Applications
+// What two plans share is named by kind: applications, namespaces, or
+// namespaceSelectors (the same selector written in both, when the
+// namespaces' labels are not known).
+const (
+	sharedApplications = "applications"
+	sharedNamespaces   = "namespaces"
+	sharedSelectors    = "namespaceSelectors"
+)
+
+// sharedScope is what a and b both cover, and its kind, sorted.
+func (c *checker) sharedScope(a, b *plan.ProtectionPlan) (string, []string) {
+	ta, tb := a.Spec.Scope.Type(), b.Spec.Scope.Type()
+	switch {
+	case ta == plan.ScopeApplications && tb == plan.ScopeApplications:
+		return sharedApplications, common(a.Spec.Scope.Applications, b.Spec.Scope.Applications)
+	case ta == plan.ScopeApplications || tb == plan.ScopeApplications:
+		return "", nil
 	}
-	return p.Spec.Scope.Namespaces
+	na, knownA := c.coveredNamespaces(a)
+	nb, knownB := c.coveredNamespaces(b)
+	switch {
+	case knownA && knownB:
+		return sharedNamespaces, common(na, nb)
+	case knownA && wholeCluster(b):
+		return sharedNamespaces, c.notLeftOut(na)
+	case knownB && wholeCluster(a):
+		return sharedNamespaces, c.notLeftOut(nb)
+	case !knownA && !knownB:
+		return sharedSelectors, common(selectorStrings(a), selectorStrings(b))
+	}
+	return "", nil
 }
+
+// coveredNamespaces are the namespaces p covers, known for a plan of
+// namespaces, and for one of selectors when the linter has the cluster's
+// namespaces.
+func (c *checker) coveredNamespaces(p *plan.ProtectionPlan) ([]string, bool) {
+	if p.Spec.Scope.Type() == plan.ScopeNamespaces {
+		return p.Spec.Scope.Namespaces, true
+	}
+	if c.namespaces == nil {
+		return nil, false
+	}
+	return plan.CoveredNamespaces(p.Spec.Scope, c.leftOut, c.namespaces), true
+}
+
+// wholeCluster: one of p's selectors is {}, every namespace.
+func wholeCluster(p *plan.ProtectionPlan) bool {
+	return p.Spec.Scope.Type() == plan.ScopeNamespaceSelectors &&
+		slices.ContainsFunc(p.Spec.Scope.NamespaceSelectors, func(s metav1.LabelSelector) bool {
+			return len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
+		})
+}
+
+// notLeftOut are the names no plan leaves out (plan.AlwaysLeftOut's
+// fixed part, and WithNamespaces' leftOut).
+func (c *checker) notLeftOut(names []string) []string {
+	left := plan.AlwaysLeftOut("", c.leftOut)
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(left, n) })
+}
+
+// selectorStrings are p's selectors as Kubernetes prints them.
+func selectorStrings(p *plan.ProtectionPlan) []string {
+	out := make([]string, len(p.Spec.Scope.NamespaceSelectors))
+	for i := range p.Spec.Scope.NamespaceSelectors {
+		out[i] = selectorString(&p.Spec.Scope.NamespaceSelectors[i])
+	}
+	return out
+}
+
+func selectorString(s *metav1.LabelSelector) string {
+	if txt := metav1.FormatLabelSelector(s); txt != "<none>" {
+		return "{" + txt + "}"
+	}
+	return "{}"
+}
+
+// common are the entries of a also in b, sorted, once each.
+func common(a, b []string) []string {
+	out := []string{}
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return slices.Compact(slices.Sorted(slices.Values(out)))
+}
+
+// scopeFields are the fields of p's scope through which it covers the
+// shared entries: the list entries, or the selectors that select a
+// shared namespace (or are the shared selector).
+func (c *checker) scopeFields(p *plan.ProtectionPlan, kind string, shared []string) []string {
+	s := p.Spec.Scope
+	var out []string
+	switch s.Type() {
+	case plan.ScopeApplications:
+		for k, x := range s.Applications {
+			if slices.Contains(shared, x) {
+				out = append(out, scopePath(plan.ScopeApplications).Index(k).String())
+			}
+		}
+	case plan.ScopeNamespaces:
+		for k, x := range s.Namespaces {
+			if slices.Contains(shared, x) {
+				out = append(out, scopePath(plan.ScopeNamespaces).Index(k).String())
+			}
+		}
+	case plan.ScopeNamespaceSelectors:
+		for k := range s.NamespaceSelectors {
+			sel := s.NamespaceSelectors[k : k+1]
+			if c.selectsShared(sel, kind, shared) {
+				out = append(out, scopePath(plan.ScopeNamespaceSelectors).Index(k).String())
+			}
+		}
+	}
+	return out
+}
+
+// selectsShared: the selector covers a shared namespace, or is the
+// shared selector.
+func (c *checker) selectsShared(sel []metav1.LabelSelector, kind string, shared []string) bool {
+	if kind == sharedSelectors {
+		return slices.Contains(shared, selectorString(&sel[0]))
+	}
+	if c.namespaces == nil { // the whole cluster, compared without labels
+		return selectorString(&sel[0]) == "{}"
+	}
+	for _, ns := range c.namespaces {
+		if slices.Contains(shared, ns.Name) && plan.SelectsNamespace(sel, c.leftOut, ns) {
+			return true
+		}
+	}
+	return false
+}
+
+func scopePath(t plan.ScopeType) *field.Path { return field.NewPath("spec", "scope").Child(string(t)) }
 
 func more(n int, horizon time.Duration) string {
 	switch n {

@@ -30,10 +30,11 @@ func (a *app) lintCmd() *cobra.Command {
 		now       nowFlag
 		horizon   time.Duration
 		calendars []string
+		snapshot  string
 		out       outputFlags
 	)
 	c := &cobra.Command{
-		Use:   "lint PATH... [--now RFC3339|DATE] [--horizon DURATION] [--calendar NAME/KEY=FILE]...",
+		Use:   "lint PATH... [--now RFC3339|DATE] [--horizon DURATION] [--calendar NAME/KEY=FILE]... [--cluster SNAPSHOT.yaml]",
 		Short: "Find the mistakes in plans' schedules: overlaps, shadowed schedules, crons that never fire, DST, freezes that never end",
 		Long: `Lint reads plans (files, directories of .yaml, .yml and .json files,
 multi-document YAML streams; - for standard input) and lints them
@@ -51,6 +52,10 @@ to --horizon ahead (a year by default). Allow windows and exceptions
 are linted as they behave; --calendar gives the ICS file of a calendar
 an exception names (except: calendar: configMapKeyRef NAME and KEY),
 whose events are then subtracted as the operator subtracts them.
+--cluster gives a snapshot whose namespaces carry their labels
+(namespaceLabels): plans on namespace selectors are then compared with
+the others on the namespaces they select; without it, only a
+whole-cluster selector and selectors written alike are compared.
 
 Exit status: 0 when no finding is an error; 1 when one is, or a document
 does not decode; 2 on usage errors.`,
@@ -94,6 +99,13 @@ does not decode; 2 on usage errors.`,
 				files[planID(d.plan)] = d.String()
 			}
 			opts := []lint.Option{lint.WithHorizon(horizon), lint.WithCalendars(texts)}
+			if snapshot != "" {
+				snap, err := a.loadSnapshot(snapshot)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, lint.WithNamespaces(snap.NamespaceInfos(), plan.AlwaysLeftOut(snap.ReleaseNamespace, snap.ExcludedNamespaces)))
+			}
 			ans.Plans, ans.Findings = len(plans), lint.Lint(plans, t, opts...)
 			ans.Horizon = lintHorizon(horizon).String()
 			if out.format != "" {
@@ -113,6 +125,7 @@ does not decode; 2 on usage errors.`,
 	now.register(c, "the instant to lint at")
 	c.Flags().DurationVar(&horizon, "horizon", 0, "how far ahead of --now findings about time look (default 8784h, a year)")
 	calendarFlag(c, &calendars)
+	c.Flags().StringVar(&snapshot, "cluster", "", "a cluster snapshot whose namespaces and namespaceLabels say which namespaces selector plans cover")
 	out.register(c, "", "yaml", "json")
 	return c
 }

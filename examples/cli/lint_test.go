@@ -22,6 +22,9 @@ func TestLint(t *testing.T) {
 			"--calendar", "holidays/de.ics=testdata/lint-calendar/plans.yaml"}, code: exitFailed},
 		{name: "lint_calendar_malformed", args: []string{"lint", "testdata/lint-calendar", "--calendar", "holidays.ics"}, code: exitUsage,
 			stderr: "protectctl: --calendar \"holidays.ics\": want NAME/KEY=FILE (the ConfigMap and key the plans' exceptions name, and the ICS file)\n"},
+		{name: "lint_selectors_with_labels", args: []string{"lint", "testdata/lint-selectors", "--now", "2026-03-01T12:00:00Z",
+			"--cluster", "testdata/lint-selectors-cluster.yaml"}},
+		{name: "lint_selectors_without_labels", args: []string{"lint", "testdata/lint-selectors", "--now", "2026-03-01T12:00:00Z"}},
 		{name: "lint_missing_path", args: []string{"lint", "no/such.yaml"}, code: exitUsage,
 			stderr: "protectctl: no/such.yaml: no such file or directory\n"},
 	})

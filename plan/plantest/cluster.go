@@ -39,6 +39,18 @@ type Cluster struct {
 	// Kinds are the custom kinds the cluster serves (discovery facts):
 	// what a plan may name as <Kind>.<group>.
 	Kinds plan.ServedKinds `json:"kinds,omitempty"`
+	// NamespaceLabels are the labels of the namespaces that have any:
+	// what a namespaceSelectors scope selects.
+	NamespaceLabels map[string]map[string]string `json:"namespaceLabels,omitempty"`
+}
+
+// NamespaceInfos are the namespaces with their labels, sorted by name.
+func (c Cluster) NamespaceInfos() []plan.NamespaceInfo {
+	out := make([]plan.NamespaceInfo, 0, len(c.Namespaces))
+	for _, ns := range slices.Sorted(slices.Values(c.Namespaces)) {
+		out = append(out, plan.NamespaceInfo{Name: ns, Labels: c.NamespaceLabels[ns]})
+	}
+	return out
 }
 
 // PlanName is one existing plan: its ID and display name.
