@@ -208,6 +208,10 @@ func TestExplain_NamespaceSelectors(t *testing.T) {
 				if d.Blocked && d.Namespace != tc.req.Namespace {
 					t.Errorf("%s: decision namespace %q, want the request's %q", target, d.Namespace, tc.req.Namespace)
 				}
+				// The policy is cluster-wide: kubectl names it alone.
+				if d.Blocked && d.PolicyRef(target) != d.Policy {
+					t.Errorf("%s: policy named %q, want the cluster-wide policy's name %q", target, d.PolicyRef(target), d.Policy)
+				}
 			}
 		})
 	}

@@ -78,6 +78,10 @@ type Decision struct {
 	Rule      string `json:"rule,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
 	Policy    string `json:"policy,omitempty"`
+	// ClusterPolicy is set when Policy is cluster-wide (the ClusterPolicy
+	// or ValidatingPolicy of a namespaceSelectors scope): Namespace is
+	// then the request's, not the policy's.
+	ClusterPolicy bool `json:"clusterPolicy,omitempty"`
 	// Message is the rule's message, as the requester or the violation
 	// reads it.
 	Message string `json:"message,omitempty"`
@@ -205,7 +209,7 @@ func (c *compiled) decision(u policyUnit, template string, r RuleSpec, o outcome
 	}
 	d := Decision{
 		Template: template, Rule: o.rule, Namespace: ns.name,
-		Policy: name, Message: tr.text(msg),
+		Policy: name, ClusterPolicy: ns.nsSelector != nil, Message: tr.text(msg),
 	}
 	if c.mode == plan.ModeEnforce {
 		d.Blocked = true
@@ -227,7 +231,7 @@ func (c *compiled) recordDecision(template string, r RuleSpec, o outcome, ns nsS
 		rule = compactRuleName(template, r)
 	}
 	return Decision{
-		Exempt: true, Template: template, Rule: rule, Namespace: ns.name, Policy: name,
+		Exempt: true, Template: template, Rule: rule, Namespace: ns.name, Policy: name, ClusterPolicy: ns.nsSelector != nil,
 		Message: tr.text(recordPrefix) + tr.requester(req.UserInfo.Username) + tr.text(c.recordSuffix(r.What)),
 		Reason: fmt.Sprintf("admitted: %s is exempt from the plan (%s); recorded by rule %s of %s",
 			req.UserInfo.Username, o.exempt, rule, ref),

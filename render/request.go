@@ -269,10 +269,12 @@ func (d Decision) Warned(t Target) bool {
 }
 
 // PolicyRef names the policy of the rule that applies as kubectl does:
-// namespace/name, or the name alone for the cluster-scoped
-// ValidatingAdmissionPolicy of target vap. Empty when no rule applies.
+// namespace/name, or the name alone for a cluster-scoped policy (the
+// ValidatingAdmissionPolicy of target vap, the ClusterPolicy or
+// ValidatingPolicy of a namespaceSelectors scope). Empty when no rule
+// applies.
 func (d Decision) PolicyRef(t Target) string {
-	if d.Policy == "" || t == TargetVAP {
+	if d.Policy == "" || t == TargetVAP || d.ClusterPolicy {
 		return d.Policy
 	}
 	return d.Namespace + "/" + d.Policy

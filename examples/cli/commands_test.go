@@ -208,6 +208,12 @@ func TestExplain(t *testing.T) {
 	runGolden(t, []goldenCase{
 		{name: "explain_scale_blocked", code: 1,
 			args: []string{"explain", "-f", production, "--cluster", cluster, "--request", requests + "scale-payments-api.yaml", "--now", "2026-11-18T12:00:00Z"}},
+		{name: "explain_selectors_with_labels", code: 1,
+			args: []string{"explain", "-f", "testdata/lint-selectors/plans.yaml", "--cluster", "testdata/lint-selectors-cluster.yaml",
+				"--request", requests + "review-image-change.json", "--now", "2026-03-10T01:00:00+01:00"}},
+		{name: "explain_selectors_without_labels", code: 1,
+			args: []string{"explain", "-f", "testdata/lint-selectors/plans.yaml", "--cluster", cluster,
+				"--request", requests + "review-image-change.json", "--now", "2026-03-10T01:00:00+01:00"}},
 		{name: "explain_scale_excluded", code: 0,
 			args: []string{"explain", "-f", production, "--cluster", cluster, "--request", requests + "scale-payments-migrations.yaml", "--now", "2026-11-18T12:00:00Z"}},
 		{name: "explain_scale_other_app", code: 0,

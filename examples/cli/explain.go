@@ -84,6 +84,11 @@ admitted and recorded in audit mode); 2 on usage errors.`,
 			if err != nil {
 				return err
 			}
+			if req.NamespaceLabels == nil {
+				// What a plan on namespace selectors selects: the
+				// snapshot's labels of the request's namespace.
+				req.NamespaceLabels = cluster.namespaceLabels(req.Namespace)
+			}
 			var (
 				exs     []explanation
 				applies bool

@@ -21,6 +21,13 @@ type clusterFlags struct {
 	file       string
 	namespaces []string
 	calendars  []string
+	snapshot   plantest.Cluster // --cluster's, once offline read it
+}
+
+// namespaceLabels are the labels --cluster gives namespace (its
+// namespaceLabels), nil without them.
+func (f *clusterFlags) namespaceLabels(namespace string) map[string]string {
+	return f.snapshot.NamespaceLabels[namespace]
 }
 
 func (f *clusterFlags) register(c *cobra.Command, withNamespaces bool) {
@@ -49,6 +56,7 @@ func (f *clusterFlags) offline(a *app) (reconcile.Offline, error) {
 		return o, usageErrorf("--cluster and --namespaces: give one of them")
 	case f.file != "":
 		s, err := a.loadSnapshot(f.file)
+		f.snapshot = s
 		o.Cluster, o.Applications, o.Names = s, s, s
 		o.ReleaseNamespace, o.ExcludedNamespaces, o.Kinds = s.ReleaseNamespace, s.ExcludedNamespaces, s.Kinds
 		return o, err
