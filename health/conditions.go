@@ -73,6 +73,29 @@ func stamp(p *plan.ProtectionPlan, c metav1.Condition, now time.Time) metav1.Con
 	return c
 }
 
+// coverageNote says, for a plan on namespace selectors, how many
+// namespaces its policies cover now (status.coverage, which the pass
+// resolves): a selector that selects nothing (a label misspelt) holds
+// policies that refuse nothing, which only the number shows.
+func coverageNote(p *plan.ProtectionPlan) string {
+	if p.Spec.Scope.Type() != plan.ScopeNamespaceSelectors {
+		return ""
+	}
+	n := len(p.Status.Coverage)
+	if n == 0 {
+		return "; but its namespace selectors select no namespace now: the freeze refuses nothing until a namespace is labelled to match (status.coverage)"
+	}
+	names := make([]string, 0, min(n, 3))
+	for _, c := range p.Status.Coverage[:min(n, 3)] {
+		names = append(names, c.Namespace)
+	}
+	more := ""
+	if n > 3 {
+		more = fmt.Sprintf(" and %d more", n-3)
+	}
+	return fmt.Sprintf("; they cover %s now (%s%s; status.coverage)", count(n, "namespace", "namespaces"), strings.Join(names, ", "), more)
+}
+
 func unknownHealthy(p *plan.ProtectionPlan, now time.Time, why string) metav1.Condition {
 	return stamp(p, metav1.Condition{
 		Type: plan.ConditionPoliciesHealthy, Status: metav1.ConditionUnknown,
@@ -91,6 +114,7 @@ func policiesHealthy(in Input, s Summary, sp spread) metav1.Condition {
 		if s.Rendered == 1 {
 			c.Message = "the plan's only policy is in place and matches the plan"
 		}
+		c.Message += coverageNote(in.Plan)
 	case s.healthy() && phase == plan.PhaseScheduled && s.Rendered > 0:
 		c.Reason = ReasonPreArmed
 		c.Message = fmt.Sprintf("all %s in place ahead of the window's start; they refuse nothing before its start instant (they read the clock)",
