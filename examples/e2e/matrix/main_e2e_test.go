@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -268,6 +269,8 @@ func freePort() (int, error) {
 type writeCounter struct {
 	mu      sync.Mutex
 	entries []writeEntry
+	// requests counts every request, reads too (TestOperatorAtScale).
+	requests atomic.Int64
 }
 
 type writeEntry struct {
@@ -314,6 +317,7 @@ type countingTransport struct {
 }
 
 func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.w.requests.Add(1)
 	switch req.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 		t.w.add(req.Method, req.URL.Path)
