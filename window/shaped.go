@@ -91,6 +91,14 @@ func cut(ivs []Interval, lo, hi time.Time) []Interval {
 // shapedNextEdge is NextEdge for a window with exceptions or an allow
 // window: the edge after t within the look-ahead of t (of startAt, when t
 // is before it).
+//
+// Active combines three point tests (the occurrences, the exceptions, the
+// validity period), so it can change only where one of them changes. The
+// walk steps from one such candidate to the next (each found as a plain
+// window's edge is: the recurring sources' search, a binary search in the
+// fixed exceptions) and stops at the first where Active differs from
+// Active at t. It allocates nothing, where the interval lists of the
+// look-around (known) allocated on every call.
 func (w *Window) shapedNextEdge(t time.Time) (time.Time, bool) {
 	if w.hasEnd && !t.Before(w.end) {
 		return time.Time{}, false
@@ -100,17 +108,52 @@ func (w *Window) shapedNextEdge(t time.Time) (time.Time, bool) {
 		anchor = w.start
 	}
 	limit := anchor.Add(w.look)
-	// One nanosecond more, so that an edge right at the limit is seen and
-	// not mistaken for an open side.
-	for _, iv := range w.known(anchor.Add(-w.look), limit.Add(1)) {
-		switch {
-		case iv.Start.After(t):
-			return iv.Start, !iv.OpenStart && !iv.Start.After(limit)
-		case iv.End.After(t):
-			return iv.End, !iv.OpenEnd && !iv.End.After(limit)
+	was := w.Active(t)
+	for at := t; ; {
+		c, ok := w.nextChange(at, limit)
+		if !ok {
+			return time.Time{}, false
+		}
+		if w.Active(c) != was {
+			return c, true
+		}
+		at = c
+	}
+}
+
+// nextChange returns the first instant after at, and not after limit, at
+// which one of Active's point tests may change: a validity edge, an edge
+// of the occurrences, an edge of the exceptions. Inside an exception the
+// occurrences do not matter until the exception's next edge, so they are
+// not asked (an excepted holiday week of a */15 window is one step, not
+// hundreds).
+func (w *Window) nextChange(at, limit time.Time) (time.Time, bool) {
+	best, ok := limit, false
+	take := func(c time.Time) {
+		if c.After(at) && (!ok || c.Before(best)) && !c.After(limit) {
+			best, ok = c, true
 		}
 	}
-	return time.Time{}, false
+	if w.hasStart {
+		take(w.start)
+	}
+	if w.hasEnd {
+		take(w.end)
+	}
+	excepted := false
+	if w.exc != nil {
+		c, in, found := w.exc.nextEdge(at, w.look)
+		if found {
+			take(c)
+		}
+		excepted = in
+	}
+	if w.rec != nil && !excepted {
+		if e := w.rec.nextEdge(at, w.look); e.ok {
+			take(e.at)
+		}
+	}
+	return best, ok
 }
 
 // shapedContaining is Containing for a window with exceptions or an allow
