@@ -96,9 +96,10 @@ func cut(ivs []Interval, lo, hi time.Time) []Interval {
 // validity period), so it can change only where one of them changes. The
 // walk steps from one such candidate to the next (each found as a plain
 // window's edge is: the recurring sources' search, a binary search in the
-// fixed exceptions) and stops at the first where Active differs from
-// Active at t. It allocates nothing, where the interval lists of the
-// look-around (known) allocated on every call.
+// fixed exceptions), learning Active there from the same searches, and
+// stops at the first where it differs from Active at t. It allocates
+// nothing, where the interval lists of the look-around (known) allocated
+// on every call.
 func (w *Window) shapedNextEdge(t time.Time) (time.Time, bool) {
 	if w.hasEnd && !t.Before(w.end) {
 		return time.Time{}, false
@@ -108,52 +109,56 @@ func (w *Window) shapedNextEdge(t time.Time) (time.Time, bool) {
 		anchor = w.start
 	}
 	limit := anchor.Add(w.look)
-	was := w.Active(t)
-	for at := t; ; {
-		c, ok := w.nextChange(at, limit)
-		if !ok {
-			return time.Time{}, false
+	was, c, ok := w.step(t, limit)
+	for ok {
+		var active bool
+		at := c
+		active, c, ok = w.step(at, limit)
+		if active != was {
+			return at, true
 		}
-		if w.Active(c) != was {
-			return c, true
-		}
-		at = c
 	}
+	return time.Time{}, false
 }
 
-// nextChange returns the first instant after at, and not after limit, at
-// which one of Active's point tests may change: a validity edge, an edge
-// of the occurrences, an edge of the exceptions. Inside an exception the
-// occurrences do not matter until the exception's next edge, so they are
-// not asked (an excepted holiday week of a */15 window is one step, not
-// hundreds).
-func (w *Window) nextChange(at, limit time.Time) (time.Time, bool) {
-	best, ok := limit, false
+// step returns Active at at and the first instant after it, and not after
+// limit, at which one of Active's point tests may change: a validity
+// edge, an edge of the occurrences, an edge of the exceptions. Inside an
+// exception the occurrences do not matter until the exception's next
+// edge, so they are not asked (an excepted holiday week of a */15 window
+// is one step, not hundreds).
+func (w *Window) step(at, limit time.Time) (active bool, next time.Time, ok bool) {
+	next = limit
 	take := func(c time.Time) {
-		if c.After(at) && (!ok || c.Before(best)) && !c.After(limit) {
-			best, ok = c, true
+		if c.After(at) && (!ok || c.Before(next)) && !c.After(limit) {
+			next, ok = c, true
 		}
 	}
+	valid := true
 	if w.hasStart {
 		take(w.start)
+		valid = !at.Before(w.start)
 	}
 	if w.hasEnd {
 		take(w.end)
+		valid = valid && at.Before(w.end)
 	}
-	excepted := false
+	in := true
 	if w.exc != nil {
-		c, in, found := w.exc.nextEdge(at, w.look)
+		c, excepted, found := w.exc.nextEdge(at, w.look)
 		if found {
 			take(c)
 		}
-		excepted = in
+		in = !excepted
 	}
-	if w.rec != nil && !excepted {
-		if e := w.rec.nextEdge(at, w.look); e.ok {
+	if w.rec != nil && in {
+		e := w.rec.nextEdge(at, w.look)
+		if e.ok {
 			take(e.at)
 		}
+		in = e.inside
 	}
-	return best, ok
+	return valid && in != w.outside, next, ok
 }
 
 // shapedContaining is Containing for a window with exceptions or an allow
