@@ -22,10 +22,13 @@ import (
 //     label another controller added (the fast path's worst case), as a
 //     multiple of the render;
 //   - the same on the process's CPU clock (-cpu, check-cpu-ns/policy),
-//     which a loaded machine disturbs less than the wall clock.
+//     which a loaded machine disturbs less than the wall clock;
+//   - render-cpu-ns/policy: the render's CPU time per policy, for its own
+//     growth.
 //
-// The growth exponent k (time ~ n^k) is fitted from check-ns/policy across
-// the sizes; -benchtime 1x is enough for the largest.
+// The growth exponents k (time ~ n^k) of the check and the render are
+// fitted from check-cpu-ns/policy and render-cpu-ns/policy across the
+// sizes; -benchtime 1x is enough for the largest.
 func BenchmarkCheck_Scale(b *testing.B) {
 	for _, n := range []int{10, 100, 1000, 2000, 10000} {
 		namespaces := make([]string, n)
@@ -62,6 +65,7 @@ func BenchmarkCheck_Scale(b *testing.B) {
 			perPolicy := float64(b.N) * float64(len(live))
 			b.ReportMetric(float64(tCheck.wall.Nanoseconds())/perPolicy, "check-ns/policy")
 			b.ReportMetric(float64(tCheck.cpu.Nanoseconds())/perPolicy, "check-cpu-ns/policy")
+			b.ReportMetric(float64(tRender.cpu.Nanoseconds())/perPolicy, "render-cpu-ns/policy")
 			reportRatio(b, tCheck, tRender, "check/render")
 			reportRatio(b, tForeign, tRender, "foreign/render")
 		})

@@ -43,8 +43,11 @@
 // Active combines point tests: in the raw occurrences (the day plans
 // below), in an exception (a binary search in the sorted exact intervals,
 // and the exception schedules' own day plans), in the validity period;
-// it allocates nothing. The other queries of such a window work on
-// interval lists over the look-around: the raw intervals cut to it, minus
+// it allocates nothing. NextEdge steps from one change of those point
+// tests to the next (each found by the same searches) until Active
+// changes, and allocates nothing either. The other queries of such a
+// window work on interval lists over the look-around: the raw intervals
+// cut to it, minus
 // the exceptions that meet it, complemented inside the validity period for
 // an allow window (shaped.go). Edges inside the look-around are exact;
 // a side at its bound is open, for permanent and time_range windows too.

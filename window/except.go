@@ -3,6 +3,7 @@ package window
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -231,6 +232,32 @@ func (e *exceptions) covers(t time.Time) bool {
 		return true
 	}
 	return e.rec != nil && e.rec.active(t.Unix(), int64(t.Nanosecond()))
+}
+
+// nextEdge reports whether t lies in an exception and returns the first
+// instant after t, within look, at which that may change: the next start
+// or end of the fixed intervals (a binary search) or of the recurring
+// exceptions (their search); found is false when there is none within
+// look. It allocates nothing.
+func (e *exceptions) nextEdge(t time.Time, look time.Duration) (at time.Time, in, found bool) {
+	i := sort.Search(len(e.fixed), func(i int) bool { return e.fixed[i].End.After(t) })
+	if i < len(e.fixed) {
+		iv := e.fixed[i]
+		if iv.Start.After(t) {
+			at = iv.Start
+		} else {
+			at, in = iv.End, true
+		}
+		found = !at.After(t.Add(look))
+	}
+	if e.rec != nil {
+		r := e.rec.nextEdge(t, look)
+		in = in || r.inside
+		if r.ok && (!found || r.at.Before(at)) {
+			at, found = r.at, true
+		}
+	}
+	return at, in, found
 }
 
 // in returns the exceptions that meet [lo, hi), sorted and merged; a

@@ -32,9 +32,9 @@ func (w *Window) Active(t time.Time) bool {
 // before it): nothing starts within it, or the current interval lasts past
 // it. Ended tells these cases apart. It allocates nothing, and searches a
 // day's occurrences rather than scanning them. A window with exceptions
-// or an allow window works on the interval lists of its look-around
-// instead (it allocates), and bounds the edges of every type by the
-// look-ahead.
+// or an allow window steps from one change of Active's point tests to the
+// next (allocating nothing either), and bounds the edges of every type by
+// the look-ahead.
 func (w *Window) NextEdge(t time.Time) (time.Time, bool) {
 	if w.shaped() {
 		e, ok := w.shapedNextEdge(t)

@@ -91,6 +91,15 @@ func cut(ivs []Interval, lo, hi time.Time) []Interval {
 // shapedNextEdge is NextEdge for a window with exceptions or an allow
 // window: the edge after t within the look-ahead of t (of startAt, when t
 // is before it).
+//
+// Active combines three point tests (the occurrences, the exceptions, the
+// validity period), so it can change only where one of them changes. The
+// walk steps from one such candidate to the next (each found as a plain
+// window's edge is: the recurring sources' search, a binary search in the
+// fixed exceptions), learning Active there from the same searches, and
+// stops at the first where it differs from Active at t. It allocates
+// nothing, where the interval lists of the look-around (known) allocated
+// on every call.
 func (w *Window) shapedNextEdge(t time.Time) (time.Time, bool) {
 	if w.hasEnd && !t.Before(w.end) {
 		return time.Time{}, false
@@ -100,17 +109,56 @@ func (w *Window) shapedNextEdge(t time.Time) (time.Time, bool) {
 		anchor = w.start
 	}
 	limit := anchor.Add(w.look)
-	// One nanosecond more, so that an edge right at the limit is seen and
-	// not mistaken for an open side.
-	for _, iv := range w.known(anchor.Add(-w.look), limit.Add(1)) {
-		switch {
-		case iv.Start.After(t):
-			return iv.Start, !iv.OpenStart && !iv.Start.After(limit)
-		case iv.End.After(t):
-			return iv.End, !iv.OpenEnd && !iv.End.After(limit)
+	was, c, ok := w.step(t, limit)
+	for ok {
+		var active bool
+		at := c
+		active, c, ok = w.step(at, limit)
+		if active != was {
+			return at, true
 		}
 	}
 	return time.Time{}, false
+}
+
+// step returns Active at at and the first instant after it, and not after
+// limit, at which one of Active's point tests may change: a validity
+// edge, an edge of the occurrences, an edge of the exceptions. Inside an
+// exception the occurrences do not matter until the exception's next
+// edge, so they are not asked (an excepted holiday week of a */15 window
+// is one step, not hundreds).
+func (w *Window) step(at, limit time.Time) (active bool, next time.Time, ok bool) {
+	next = limit
+	take := func(c time.Time) {
+		if c.After(at) && (!ok || c.Before(next)) && !c.After(limit) {
+			next, ok = c, true
+		}
+	}
+	valid := true
+	if w.hasStart {
+		take(w.start)
+		valid = !at.Before(w.start)
+	}
+	if w.hasEnd {
+		take(w.end)
+		valid = valid && at.Before(w.end)
+	}
+	in := true
+	if w.exc != nil {
+		c, excepted, found := w.exc.nextEdge(at, w.look)
+		if found {
+			take(c)
+		}
+		in = !excepted
+	}
+	if w.rec != nil && in {
+		e := w.rec.nextEdge(at, w.look)
+		if e.ok {
+			take(e.at)
+		}
+		in = e.inside
+	}
+	return valid && in != w.outside, next, ok
 }
 
 // shapedContaining is Containing for a window with exceptions or an allow
