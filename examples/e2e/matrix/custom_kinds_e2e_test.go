@@ -3,6 +3,7 @@
 package matrix
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,23 +12,24 @@ import (
 	"github.com/telark/protectionplans/render"
 )
 
-// widgetCRD is a small custom resource with a /scale subresource
-// (specReplicasPath .spec.replicas), as Argo Rollouts' Rollout has.
-const widgetCRD = `apiVersion: apiextensions.k8s.io/v1
+// scalableCRD is a small custom resource named kind (plural plural) with
+// a /scale subresource whose replicas are spec.<replicas>.
+func scalableCRD(kind, plural, replicas string) string {
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: widgets.e2e.telark.io
+  name: %[2]s.e2e.telark.io
 spec:
   group: e2e.telark.io
   scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  names: {plural: %[2]s, singular: %[3]s, kind: %[1]s, listKind: %[1]sList}
   versions:
   - name: v1
     served: true
     storage: true
     subresources:
       status: {}
-      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+      scale: {specReplicasPath: .spec.%[4]s, statusReplicasPath: .status.%[4]s}
     schema:
       openAPIV3Schema:
         type: object
@@ -35,53 +37,30 @@ spec:
           spec:
             type: object
             properties:
-              replicas: {type: integer}
+              %[4]s: {type: integer}
               color: {type: string}
           status:
             type: object
             properties:
-              replicas: {type: integer}
-`
+              %[4]s: {type: integer}
+`, kind, plural, strings.ToLower(kind), replicas)
+}
 
-// widgetKind is the discovery fact of widgetCRD, as an embedder reads it.
-var widgetKind = plan.ServedKind{Group: "e2e.telark.io", Version: "v1", Kind: "Widget", Resource: "widgets",
-	Namespaced: true, ScaleReplicasPath: ".spec.replicas"}
+// widgetCRD has its replicas at .spec.replicas, as Argo Rollouts'
+// Rollout has; gadgetCRD at .spec.instances, as CloudNativePG's Cluster.
+var (
+	widgetCRD = scalableCRD("Widget", "widgets", "replicas")
+	gadgetCRD = scalableCRD("Gadget", "gadgets", "instances")
+)
 
-// gadgetCRD is a custom resource whose /scale reads another field
-// (specReplicasPath .spec.instances), as CloudNativePG's Cluster does.
-const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.e2e.telark.io
-spec:
-  group: e2e.telark.io
-  scope: Namespaced
-  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-      scale: {specReplicasPath: .spec.instances, statusReplicasPath: .status.instances}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              instances: {type: integer}
-              color: {type: string}
-          status:
-            type: object
-            properties:
-              instances: {type: integer}
-`
-
-// gadgetKind is the discovery fact of gadgetCRD.
-var gadgetKind = plan.ServedKind{Group: "e2e.telark.io", Version: "v1", Kind: "Gadget", Resource: "gadgets",
-	Namespaced: true, ScaleReplicasPath: ".spec.instances"}
+// widgetKind and gadgetKind are their discovery facts, as an embedder
+// reads them.
+var (
+	widgetKind = plan.ServedKind{Group: "e2e.telark.io", Version: "v1", Kind: "Widget", Resource: "widgets",
+		Namespaced: true, ScaleReplicasPath: ".spec.replicas"}
+	gadgetKind = plan.ServedKind{Group: "e2e.telark.io", Version: "v1", Kind: "Gadget", Resource: "gadgets",
+		Namespaced: true, ScaleReplicasPath: ".spec.instances"}
+)
 
 // TestCustomKinds freezes a custom resource on the real admission chain
 // of each target (issue 23): a plan on one namespace with delete (kinds
