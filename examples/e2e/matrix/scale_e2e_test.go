@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,7 +39,9 @@ import (
 // steady state and that requests per pass do not grow with the plans;
 // PROTECTIONPLANS_E2E_SCALE=full runs 125, 250, 500 and 1,000 plans and
 // checks the goals (under 2 s of CPU per pass, RSS under 300 MB),
-// and PROTECTIONPLANS_E2E_SCALE_TARGET picks another target.
+// PROTECTIONPLANS_E2E_SCALE_TARGET picks another target, and
+// PROTECTIONPLANS_E2E_SCALE_PROFILE=DIR writes a CPU profile of each
+// size's steady passes there.
 func TestOperatorAtScale(t *testing.T) {
 	if s.run != nil {
 		t.Fatal("an operator is running")
@@ -190,6 +193,19 @@ func waitAllInPlace(ctx context.Context, n int, timeout time.Duration) error {
 func measureSteady(t *testing.T, r *opRun, plans, passes int) scaleRow {
 	t.Helper()
 	waitPasses(t, r, 1)
+	if dir := os.Getenv("PROTECTIONPLANS_E2E_SCALE_PROFILE"); dir != "" {
+		// The operator runs in this process: a CPU profile of the
+		// steady passes is the operator's.
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("operator-%d-plans.cpu.pprof", plans)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			t.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	began, cpu0, req0 := time.Now(), cpuTime(), r.writes.requests.Load()
 	sum0, count0 := tickHistogram(t)
 	waitPasses(t, r, passes)
