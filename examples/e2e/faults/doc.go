@@ -1,7 +1,7 @@
 // Package faults holds the end-to-end fault tests of the operator example
 // (examples/operator) against a real kube-apiserver with a real Kyverno
 // (examples/e2e/harness), behind the build tag e2e, on one render target
-// (kyverno) and one control plane shared by every test (TestMain):
+// (kyverno; TestClockWhileStopped also on kyverno-cel) and one control plane shared by every test (TestMain):
 //
 //	cd examples && PROTECTIONPLANS_E2E_ASSETS=$(../hack/e2e/build.sh | tail -1)/bin \
 //	    go test -tags e2e ./e2e/faults/ -v
@@ -32,6 +32,14 @@
 //     webhook"), a plan whose window opens meanwhile (active, its policy
 //     cannot be applied: PoliciesMissing, retried every tick), and how
 //     long until both plans refuse again once it is back.
+//   - TestClockWhileStopped (clock_e2e_test.go): the clock at the enforcer
+//     (issue 20), on kyverno and kyverno-cel as rows: the operator command
+//     with --clock pre-arms an enforce plan's policy, is killed by its PID
+//     30 s before the window starts, and writes in scope (dry-run creates
+//     every 100 ms around each edge) are refused from the start instant
+//     and admitted from the end instant, within a second, with no pass
+//     (the phase stays Scheduled); restarted, the operator removes the
+//     policy. Each row logs the delays it measured at both edges.
 //
 // The operator runs with a 2 s tick and one checkpoint per process (the
 // longest period reconcile.LoadTiming accepts), so that the violations of a run

@@ -114,18 +114,24 @@ type command struct {
 // dies.
 func startCommand(t *testing.T, reportsDir, logPath string, extraEnv ...string) *command {
 	t.Helper()
+	return startCommandArgs(t, reportsDir, logPath, []string{"--target=" + string(render.TargetKyverno)}, extraEnv...)
+}
+
+// startCommandArgs is startCommand with the command's own flags (the
+// target's among them) given by the test.
+func startCommandArgs(t *testing.T, reportsDir, logPath string, args []string, extraEnv ...string) *command {
+	t.Helper()
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(operatorBin,
-		"--kubeconfig="+env.KubeconfigPath,
-		"--target="+string(render.TargetKyverno),
-		"--reports-dir="+reportsDir,
+	cmd := exec.Command(operatorBin, append([]string{
+		"--kubeconfig=" + env.KubeconfigPath,
+		"--reports-dir=" + reportsDir,
 		"--leader-elect=false",
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
-	)
+	}, args...)...)
 	cmd.Env = append(cmd.Environ(),
 		reconcile.EnvTickInterval+"=2",
 		reconcile.EnvReportCheckpoint+"=3300", // the first pass of a process, then the final ones
