@@ -386,6 +386,16 @@ type Status struct {
 	// +optional
 	NextEdge *metav1.Time `json:"nextEdge,omitempty"`
 
+	// LastReconciled is when a pass of the operator last decided the plan,
+	// to within reconcile.Settings.ReconciledEvery (10 minutes by
+	// default): a pass stamps it when it writes the status anyway, and
+	// otherwise only once it is that old, so that a steady pass writes
+	// nothing. The operator's metric
+	// protectionplans_last_successful_pass_timestamp_seconds has the
+	// exact time.
+	// +optional
+	LastReconciled *metav1.Time `json:"lastReconciled,omitempty"`
+
 	// StartedAt is when the plan first became active in its current run
 	// (since creation or the last reactivation). A plan that never started
 	// has no final report.

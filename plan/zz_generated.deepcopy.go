@@ -404,6 +404,10 @@ func (in *Status) DeepCopyInto(out *Status) {
 		in, out := &in.NextEdge, &out.NextEdge
 		*out = (*in).DeepCopy()
 	}
+	if in.LastReconciled != nil {
+		in, out := &in.LastReconciled, &out.LastReconciled
+		*out = (*in).DeepCopy()
+	}
 	if in.StartedAt != nil {
 		in, out := &in.StartedAt, &out.StartedAt
 		*out = (*in).DeepCopy()

@@ -91,7 +91,7 @@ func Decide(in Input) Output {
 	}
 	d.legacyFinal()
 	d.out.Plan = d.p
-	d.out.StatusChanged = !equality.Semantic.DeepEqual(d.stored.Status, d.p.Status)
+	d.out.StatusChanged = d.stampReconciled(!equality.Semantic.DeepEqual(d.stored.Status, d.p.Status))
 	d.out.Events = append(d.out.Events, d.timelineEvents()...)
 	d.out.WriteEvents = actionEvents(c.Done)
 	if err := c.Err(); err != nil {

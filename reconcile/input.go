@@ -45,6 +45,11 @@ type Settings struct {
 	// impersonates to carry out edge actions (render.Input.EdgeExecutor):
 	// the plans' policies admit its writes of their own actions.
 	EdgeExecutor string
+	// ReconciledEvery stamps the plan's status.lastReconciled: on every
+	// status the pass writes anyway, and on a pass that would write
+	// nothing once the stamp is ReconciledEvery old (DefaultReconciledEvery
+	// is the embedder's sensible value). Zero stamps nothing.
+	ReconciledEvery time.Duration
 }
 
 func (s Settings) target() render.Target {
