@@ -95,4 +95,11 @@
 // application that no longer exists is not a validation problem there:
 // the pass fails the plan with NamespaceGone or ApplicationNotFound, and
 // retries.
+//
+// The clock-keeper's liveness (issue 20): with Settings.ReconciledEvery a
+// pass stamps status.lastReconciled when it writes the status anyway, and
+// a steady pass only once the stamp is that old, so the steady state
+// still writes nothing between stamps. OverdueAfter, PassOverdue,
+// NextEdges and EdgeMissed are what an embedder exposes for the alerts on
+// a pass overdue and an edge passed without the phase following.
 package reconcile

@@ -245,6 +245,7 @@ func New(cfg Config, mgr manager.Manager) (*Operator, error) {
 	}
 	registerMetrics()
 	registerActivationMetric()
+	registerLivenessMetrics(cfg.Timing)
 	r := newReconciler(cfg, mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorder(FieldManager))
 	l := newLoop(r, mgr.GetCache())
 	if err := mgr.Add(l); err != nil {

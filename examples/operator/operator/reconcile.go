@@ -55,7 +55,7 @@ func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder e
 
 func (r *reconciler) settings() reconcile.Settings {
 	return reconcile.Settings{Target: r.cfg.Target, Compact: r.cfg.Compact, Clock: r.cfg.ClockPolicies, Lead: r.cfg.Lead, Repair: true, Approval: r.cfg.Approval,
-		Probe: !r.cfg.NoProbe && !r.cfg.NoEnforcementCheck}
+		Probe: !r.cfg.NoProbe && !r.cfg.NoEnforcementCheck, ReconciledEvery: reconcile.DefaultReconciledEvery}
 }
 
 // reconcileAll is one pass over every plan: read the plans and the
@@ -87,6 +87,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 	if pass.Cluster.PolicyAPI == nil {
 		pass.Cluster.Enforcer = r.enforcer(ctx)
 	}
+	setNextEdges(plans)
 	byPlan := health.GroupByPlan(pass.Live)
 	r.sweep(ctx, plans, pass)
 
@@ -113,6 +114,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 	}
 	setPlanGauge(counts)
 	setNextActivations(after)
+	passSucceeded(now)
 	metricGrants.Set(float64(grants))
 	return next
 }
