@@ -178,6 +178,42 @@ func JudgeProbe(p Probe, a ProbeAnswer) ProbeResult {
 	return res
 }
 
+// Key names the request a probe sends: the same kind of object, of the
+// reserved name, in the same namespace. Two plans freezing creation in a
+// namespace ask for the same request; a pass sends it once and judges
+// each plan's probe against its answer (JudgeProbeAmong), so that the
+// requests, and the events Kyverno writes for them, do not multiply with
+// the plans of a namespace.
+func (p Probe) Key() string {
+	if p.Object == nil {
+		return p.Namespace
+	}
+	return p.Namespace + "/" + p.Object.GetAPIVersion() + "/" + p.Object.GetKind()
+}
+
+// JudgeProbeAmong reads an answer to a request that several plans' probes
+// share: ours are the names of the other managed policies that must
+// refuse the same request (in the probe's namespace). A refusal naming
+// one of them is ProbeRefused too: the API server calls the webhooks of
+// the policies in parallel and returns the first refusal only (with
+// kyverno-cel each policy has its own webhook, so one policy is named),
+// and it proves that the enforcer answers and refuses writes in scope in
+// that namespace; the plan's own policy is then vouched for by the
+// passive checks (ready, covered by a fail-closed webhook, not excepted).
+func JudgeProbeAmong(p Probe, a ProbeAnswer, ours []string) ProbeResult {
+	res := JudgeProbe(p, a)
+	if res.Outcome != ProbeRefusedOtherwise {
+		return res
+	}
+	for _, other := range ours {
+		if other != p.Policy && refusedBy(a.Message, other) {
+			res.Outcome = ProbeRefused
+			return res
+		}
+	}
+	return res
+}
+
 // checkProbes turns the pass's probes into findings.
 func (e *enforcer) checkProbes() {
 	for _, r := range e.in.Probes {

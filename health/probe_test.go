@@ -101,6 +101,57 @@ func TestJudgeProbe(t *testing.T) {
 	}
 }
 
+func TestJudgeProbeAmong(t *testing.T) {
+	v1 := refusal(t, "refusals-enforce-v1.txt")
+	cel := refusal(t, "refusals-enforce-nvpol.txt")
+	for _, tc := range []struct {
+		name   string
+		policy string
+		ours   []string
+		answer ProbeAnswer
+		want   ProbeOutcome
+	}{
+		{"a CEL refusal naming another managed policy of the namespace verifies a plan sharing the request", "other-plan-create", []string{"freeze-replicas-cel-deny"}, ProbeAnswer{Code: 400, Message: cel}, ProbeRefused},
+		{"a kyverno.io/v1 refusal listing another managed policy verifies a plan sharing the request", "other-plan-create", []string{"freeze-replicas"}, ProbeAnswer{Code: 400, Message: v1}, ProbeRefused},
+		{"a refusal by a policy that is not ours stays refused otherwise", "other-plan-create", []string{"unrelated"}, ProbeAnswer{Code: 400, Message: cel}, ProbeRefusedOtherwise},
+		{"a policy whose name merely begins the same as ours is not ours", "other-plan-create", []string{"freeze-replicas"}, ProbeAnswer{Code: 400, Message: cel}, ProbeRefusedOtherwise},
+		{"an admitted request is admitted for every plan sharing it", "other-plan-create", []string{"freeze-replicas-cel-deny"}, ProbeAnswer{Admitted: true}, ProbeAdmitted},
+		{"the plan's own refusal is refused with or without the others", "freeze-replicas-cel-deny", nil, ProbeAnswer{Code: 400, Message: cel}, ProbeRefused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := JudgeProbeAmong(Probe{Policy: tc.policy}, tc.answer, tc.ours)
+			if got.Outcome != tc.want {
+				t.Errorf("outcome %s, want %s", got.Outcome, tc.want)
+			}
+		})
+	}
+}
+
+func TestProbeKey(t *testing.T) {
+	obj := func(kind string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind(kind)
+		return u
+	}
+	a := Probe{Namespace: "shop", Policy: "xmas-create", Object: obj("ConfigMap")}
+	for _, tc := range []struct {
+		name string
+		b    Probe
+		same bool
+	}{
+		{"another plan's probe of the same kind in the same namespace is the same request", Probe{Namespace: "shop", Policy: "nightly-all-writes", Object: obj("ConfigMap")}, true},
+		{"the same kind in another namespace is another request", Probe{Namespace: "payments", Policy: "xmas-create", Object: obj("ConfigMap")}, false},
+		{"another kind in the same namespace is another request", Probe{Namespace: "shop", Policy: "xmas-create", Object: obj("Secret")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := a.Key() == tc.b.Key(); got != tc.same {
+				t.Errorf("%q == %q is %v, want %v", a.Key(), tc.b.Key(), got, tc.same)
+			}
+		})
+	}
+}
+
 func TestEnforcementProbes(t *testing.T) {
 	c := enfCase{target: render.TargetKyverno}
 	p := samplePlan(nil, "create")

@@ -104,6 +104,36 @@ func TestEnforcementVerified(t *testing.T) {
 			t.Errorf("%d probes after two probing passes, want 2", w.probes)
 		}
 	})
+	t.Run("two plans freezing creation in one namespace share one probe a pass, and each is verified by its answer", func(t *testing.T) {
+		// The answer names the first policy only, as the API server
+		// returns the first refusal of kyverno-cel's parallel webhooks.
+		var first string
+		w := probed(t, func(p health.Probe) health.ProbeAnswer {
+			if first == "" {
+				first = p.Policy
+			}
+			return refused(health.Probe{Policy: first})
+		})
+		other := freeze("nightly", "shop")
+		other.Spec.Templates = []plan.TemplateRef{{Name: "create"}}
+		w.add(other)
+		w.pass(start.Add(-time.Hour))
+		w.pass(start)
+		w.statusPolicies()
+		w.pass(start.Add(time.Minute))
+		if w.probes != 1 {
+			t.Fatalf("%d probes in a pass over two plans freezing creation in shop, want 1", w.probes)
+		}
+		for _, id := range []string{"xmas", "nightly"} {
+			if c := cond(w.plans[id], plan.ConditionEnforcementVerified); c.Status != metav1.ConditionTrue || c.Reason != health.ReasonEnforced {
+				t.Errorf("%s: EnforcementVerified %s %s: %s", id, c.Status, c.Reason, c.Message)
+			}
+		}
+		w.pass(start.Add(2 * time.Minute))
+		if w.probes != 2 {
+			t.Errorf("%d probes after two probing passes, want 2", w.probes)
+		}
+	})
 	t.Run("an admitted probe turns the condition False with a Warning event, and a refused one turns it back", func(t *testing.T) {
 		w := probed(t, refused)
 		w.pass(start.Add(-time.Hour))

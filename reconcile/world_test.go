@@ -46,6 +46,8 @@ type world struct {
 	// them.
 	probe  func(health.Probe) health.ProbeAnswer
 	probes int
+	// probeLog shares the probes of a pass (pass); nil outside one.
+	probeLog *reconcile.ProbeLog
 }
 
 func newWorld(namespaces ...string) *world {
@@ -126,9 +128,11 @@ func (w *world) pass(now time.Time) {
 		plans = append(plans, w.plans[id])
 	}
 	w.cluster.Plans = plans
+	w.probeLog = reconcile.NewProbeLog(w.all())
 	for _, p := range plans {
 		w.passPlan(p.Name, now)
 	}
+	w.probeLog = nil
 	all := w.all()
 	stored := map[string]types.UID{}
 	for id, r := range w.records {
@@ -185,11 +189,15 @@ func (w *world) passPlan(id string, now time.Time) reconcile.Output {
 		out = reconcile.Decide(in)
 	}
 	if len(out.Probes) > 0 {
-		in.Probes = []health.ProbeResult{}
-		for _, p := range out.Probes {
-			w.probes++
-			in.Probes = append(in.Probes, health.JudgeProbe(p, w.probe(p)))
+		log := w.probeLog
+		if log == nil {
+			log = reconcile.NewProbeLog(w.all())
 		}
+		for _, p := range log.ToSend(out.Probes) {
+			w.probes++
+			log.Answer(p, w.probe(p))
+		}
+		in.Probes = log.Results(out.Probes)
 		out = reconcile.Decide(in)
 	}
 	if out.Retry != nil {

@@ -48,23 +48,29 @@ func (r *reconciler) enforcer(ctx context.Context) *reconcile.Enforcer {
 	return e
 }
 
-// sendProbes sends each probe as a server-side dry-run create and judges
-// the answers (health.JudgeProbe): nothing is stored.
-func (r *reconciler) sendProbes(ctx context.Context, probes []health.Probe) []health.ProbeResult {
+// sendProbes sends the probes of one plan's decision that the pass has
+// not sent yet (log shares them across the pass's plans; nil: a log of
+// this plan alone), as server-side dry-run creates, each bounded by
+// Config.ProbeTimeout, and judges every probe against the answers.
+func (r *reconciler) sendProbes(ctx context.Context, log *reconcile.ProbeLog, probes []health.Probe) []health.ProbeResult {
 	timeout := r.cfg.ProbeTimeout
 	if timeout <= 0 {
 		timeout = DefaultProbeTimeout
 	}
-	out := make([]health.ProbeResult, 0, len(probes))
-	for _, p := range probes {
+	if log == nil {
+		log = reconcile.NewProbeLog(nil)
+	}
+	for _, p := range log.ToSend(probes) {
 		pctx, cancel := context.WithTimeout(ctx, timeout)
 		err := r.c.Create(pctx, p.Object.DeepCopy(), client.DryRunAll, client.FieldOwner(FieldManager))
 		cancel()
-		res := health.JudgeProbe(p, probeAnswer(err))
-		metricProbes.WithLabelValues(string(res.Outcome)).Inc()
-		out = append(out, res)
+		a := probeAnswer(err)
+		log.Answer(p, a)
+		for _, res := range log.Results([]health.Probe{p}) {
+			metricProbes.WithLabelValues(string(res.Outcome)).Inc()
+		}
 	}
-	return out
+	return log.Results(probes)
 }
 
 // probeAnswer reads a dry-run's error: none, or an object of the reserved

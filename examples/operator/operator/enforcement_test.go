@@ -88,6 +88,34 @@ func TestEnforcement_ProbesAreDryRuns(t *testing.T) {
 	}
 }
 
+// TestEnforcement_ProbesSharedAcrossPlans: two plans freezing creation in
+// one namespace ask for the same probe (a Deployment); a pass sends it
+// once, and the admitted answer is both plans'. A third plan freezing
+// all writes asks for its cheapest kind, a ConfigMap: one more request
+// for the namespace, not one per plan.
+func TestEnforcement_ProbesSharedAcrossPlans(t *testing.T) {
+	f := newFixture(t, []client.Object{namespace("shop"), kyvernoHook(),
+		kubectlPlan("freeze", plan.ModeEnforce, []string{"shop"}, "create"),
+		kubectlPlan("nightly", plan.ModeEnforce, []string{"shop"}, "create"),
+		kubectlPlan("release", plan.ModeEnforce, []string{"shop"}, "all-writes")},
+		withEnforcement())
+	f.pass()
+	var probes []string
+	for _, w := range f.tick(2 * time.Second) {
+		if strings.Contains(w, health.ProbeName) {
+			probes = append(probes, w)
+		}
+	}
+	if len(probes) != 2 {
+		t.Errorf("probes %q in a pass over three plans freezing creation in shop, want 2 (a Deployment shared by two plans, a ConfigMap)", probes)
+	}
+	for _, name := range []string{"freeze", "nightly", "release"} {
+		if c := enforcementCond(f, name); c.Reason != health.ReasonProbeAdmitted {
+			t.Errorf("%s: EnforcementVerified %s %s: %s; want the shared probe's ProbeAdmitted", name, c.Status, c.Reason, c.Message)
+		}
+	}
+}
+
 // TestEnforcement_NoWebhookAndNoGuard: without Kyverno's webhooks and the
 // guard, the plan's freeze is reported as not verified, naming both.
 func TestEnforcement_NoWebhookAndNoGuard(t *testing.T) {

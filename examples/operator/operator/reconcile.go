@@ -42,6 +42,8 @@ type reconciler struct {
 	samples map[string]*report.HealthSample
 	// plans are the plans of the current pass, by ID.
 	plans map[string]*plan.ProtectionPlan
+	// probes shares the probes of the current pass across its plans.
+	probes *reconcile.ProbeLog
 }
 
 // newReconciler makes the reconciler of cfg (with its defaults) over
@@ -88,6 +90,7 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 		pass.Cluster.Enforcer = r.enforcer(ctx)
 	}
 	setNextEdges(plans)
+	r.probes = reconcile.NewProbeLog(pass.Live)
 	byPlan := health.GroupByPlan(pass.Live)
 	r.sweep(ctx, plans, pass)
 
@@ -190,7 +193,7 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		out = reconcile.Decide(in)
 	}
 	if len(out.Probes) > 0 {
-		in.Probes = r.sendProbes(ctx, out.Probes)
+		in.Probes = r.sendProbes(ctx, r.probes, out.Probes)
 		out = reconcile.Decide(in)
 	}
 	if ending {
