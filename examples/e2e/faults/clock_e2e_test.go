@@ -137,8 +137,12 @@ func clockWhileStopped(t *testing.T, target render.Target, gvk schema.GroupVersi
 		n := len(policies())
 		return fmt.Sprintf("%d policies", n), n == 0
 	})
-	t.Logf("restarted %s after the end: the policy removed %s after the restart (phase %s)",
-		restarted.Sub(end).Round(time.Millisecond), d.Round(time.Millisecond), getPlan(t, id).Status.Phase)
+	ended := waitFor(t, 30*time.Second, "the plan terminated", func() (string, bool) {
+		ph := getPlan(t, id).Status.Phase
+		return string(ph), ph == plan.PhaseTerminated
+	})
+	t.Logf("restarted %s after the end: the policy removed %s after the restart, the phase terminated %s later",
+		restarted.Sub(end).Round(time.Millisecond), d.Round(time.Millisecond), ended.Round(time.Millisecond))
 	if err := c.Delete(ctx, getPlan(t, id)); err != nil {
 		t.Fatal(err)
 	}

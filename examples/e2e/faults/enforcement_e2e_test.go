@@ -4,16 +4,19 @@ package faults
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/telark/protectionplans/health"
@@ -33,12 +36,14 @@ import (
 //	    that fails open): WebhookFailsOpen, and while it is stopped the
 //	    probe is admitted (ProbeAdmitted);
 //	(b) a PolicyException naming the plan's policy: PolicyExcepted;
+//	(c) Kyverno restarted with --autoUpdateWebhooks=false (the one way a
+//	    failurePolicy patched to Ignore by hand stays: otherwise Kyverno
+//	    puts it back within the same second, recorded in
+//	    health/testdata/kyverno-1.19.1), then the patch: WebhookFailsOpen,
+//	    and True again once Kyverno, restarted with it on, puts it back;
 //	(e) the probes' dry-runs leave PolicyViolation events that
 //	    violations reads as probes, none as a violation.
 //
-// (c), a failurePolicy patched to Ignore by hand, is put back by Kyverno
-// within the same second (recorded in health/testdata/kyverno-1.19.1),
-// so only a stopped Kyverno keeps it: covered by the fail-open restart.
 // (d), a policy Kyverno cannot load, is covered by health's unit tests
 // only: no rendered policy that Kyverno 1.19.1 admits and then fails to
 // load was found.
@@ -165,6 +170,32 @@ spec:
 	d = waitFor(t, time.Minute, "verified fail closed again", verified("True/"+health.ReasonEnforced))
 	t.Logf("Kyverno restarted failing closed: verified %s after it was ready", d.Round(time.Millisecond))
 
+	// (c) failurePolicy patched to Ignore by hand. Kyverno puts its
+	// resource webhook back on its next reconcile (within a second, see
+	// above) unless started with --autoUpdateWebhooks=false (Kyverno
+	// 1.19.1, pkg/controllers/webhook: it then creates a missing
+	// configuration but never updates one it finds), as an operator
+	// might run it to keep hand-made webhook settings.
+	if err := env.RestartKyvernoWith(ctx, "--autoUpdateWebhooks=false"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, "verified with --autoUpdateWebhooks=false", verified("True/"+health.ReasonEnforced))
+	patched := time.Now()
+	if err := setFailurePolicy(ctx, admissionregistrationv1.Ignore); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFor(t, tick+15*time.Second, "WebhookFailsOpen after the patch", verified("False/"+health.ReasonWebhookFailsOpen))
+	t.Logf("failurePolicy patched to Ignore (Kyverno with --autoUpdateWebhooks=false): reported %s after the patch: %s", d.Round(time.Millisecond), message())
+	time.Sleep(3 * time.Second)
+	if fp, err := failurePolicy(ctx); err != nil || fp != admissionregistrationv1.Ignore {
+		t.Errorf("the patched failurePolicy is %q %v %s after the patch, want Ignore kept (autoUpdateWebhooks=false)", fp, err, time.Since(patched).Round(time.Second))
+	}
+	if err := env.RestartKyvernoWith(ctx, "--autoUpdateWebhooks=true"); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFor(t, time.Minute, "verified once Kyverno put its webhook back", verified("True/"+health.ReasonEnforced))
+	t.Logf("Kyverno restarted with --autoUpdateWebhooks=true: webhook put back, verified %s after it was ready", d.Round(time.Millisecond))
+
 	// (e) the probes' traces: PolicyViolation events Kyverno wrote for the
 	// refused dry-runs, read as probes, never as violations.
 	var evs corev1.EventList
@@ -203,6 +234,40 @@ spec:
 		t.Fatal(err)
 	}
 	op.stop(t)
+}
+
+// kyvernoFailHook is Kyverno's fail-closed resource webhook: the
+// configuration and the webhook's name.
+const kyvernoWebhookCfg, kyvernoFailHook = "kyverno-resource-validating-webhook-cfg", "validate.kyverno.svc-fail"
+
+// failurePolicy reads the failurePolicy of Kyverno's fail-closed webhook.
+func failurePolicy(ctx context.Context) (admissionregistrationv1.FailurePolicyType, error) {
+	var cfg admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := c.Get(ctx, types.NamespacedName{Name: kyvernoWebhookCfg}, &cfg); err != nil {
+		return "", err
+	}
+	for _, w := range cfg.Webhooks {
+		if w.Name == kyvernoFailHook && w.FailurePolicy != nil {
+			return *w.FailurePolicy, nil
+		}
+	}
+	return "", fmt.Errorf("no webhook %s in %s", kyvernoFailHook, kyvernoWebhookCfg)
+}
+
+// setFailurePolicy patches the failurePolicy of Kyverno's fail-closed
+// webhook by hand, as a cluster administrator would.
+func setFailurePolicy(ctx context.Context, fp admissionregistrationv1.FailurePolicyType) error {
+	var cfg admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := c.Get(ctx, types.NamespacedName{Name: kyvernoWebhookCfg}, &cfg); err != nil {
+		return err
+	}
+	for i := range cfg.Webhooks {
+		if cfg.Webhooks[i].Name == kyvernoFailHook {
+			cfg.Webhooks[i].FailurePolicy = &fp
+			return c.Update(ctx, &cfg)
+		}
+	}
+	return fmt.Errorf("no webhook %s in %s", kyvernoFailHook, kyvernoWebhookCfg)
 }
 
 // createDeployment creates a Deployment named name in ns with a server
