@@ -1,7 +1,8 @@
 // Package faults holds the end-to-end fault tests of the operator example
 // (examples/operator) against a real kube-apiserver with a real Kyverno
 // (examples/e2e/harness), behind the build tag e2e, on one render target
-// (kyverno; TestClockWhileStopped also on kyverno-cel) and one control plane shared by every test (TestMain):
+// (kyverno; TestClockWhileStopped also on kyverno-cel) and one control
+// plane shared by every test (TestMain):
 //
 //	cd examples && PROTECTIONPLANS_E2E_ASSETS=$(../hack/e2e/build.sh | tail -1)/bin \
 //	    go test -tags e2e ./e2e/faults/ -v
@@ -40,6 +41,16 @@
 //     and admitted from the end instant, within a second, with no pass
 //     (the phase stays Scheduled); restarted, the operator removes the
 //     policy. Each row logs the delays it measured at both edges.
+//   - TestEnforcementVerified (enforcement_e2e_test.go): issue 21's
+//     EnforcementVerified with Kyverno stopped (fail closed and fail
+//     open), a PolicyException, a failurePolicy patched to Ignore (Kyverno
+//     restarted with --autoUpdateWebhooks=false), and the probes' events
+//     never read as violations.
+//   - TestProbeCost (probecost_e2e_test.go): the operator in this process,
+//     its requests counted, over three plans freezing creation in one
+//     namespace, without the enforcement check, with it, and with the
+//     probes: requests and writes a pass, the mean pass time and Kyverno's
+//     events a pass.
 //
 // The operator runs with a 2 s tick and one checkpoint per process (the
 // longest period reconcile.LoadTiming accepts), so that the violations of a run

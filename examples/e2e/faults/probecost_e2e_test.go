@@ -1,0 +1,275 @@
+//go:build e2e
+
+package faults
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/telark/protectionplans/examples/e2e/harness"
+	"github.com/telark/protectionplans/examples/operator/operator"
+	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
+	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/violations"
+	"github.com/telark/protectionplans/window"
+)
+
+// countingTransport counts the operator's requests by verb, and its
+// writes (dry-runs apart).
+type countingTransport struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	by   map[string]int
+}
+
+func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	verb := req.Method
+	switch {
+	case req.Method == http.MethodGet && req.URL.Query().Get("watch") == "true":
+		verb = "WATCH"
+	case req.URL.Query().Get("dryRun") != "":
+		verb += " dry-run"
+	}
+	t.mu.Lock()
+	t.by[verb]++
+	t.mu.Unlock()
+	return t.next.RoundTrip(req)
+}
+
+func (t *countingTransport) snapshot() map[string]int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range t.by {
+		out[k] = v
+	}
+	return out
+}
+
+// TestProbeCost measures what the enforcement check and the probes add to
+// a pass (issue 21): three plans freezing creation in one namespace (three
+// active policies), the operator in this process with its requests
+// counted, run three ways on the same plans: without the check, with the
+// check and no probe, with both. Over probeCostPasses steady passes each
+// logs the requests per pass by verb, the writes (none but dry-runs), the
+// mean pass time (protectionplans_tick_duration_seconds) and the
+// PolicyViolation events Kyverno wrote.
+func TestProbeCost(t *testing.T) {
+	const probeCostPasses = 5
+	ns := "probe-cost"
+	createNamespace(t, ns)
+	ids := []string{"probe-cost-a", "probe-cost-b", "probe-cost-c"}
+	for _, id := range ids {
+		p := newPlan(id, ns, plan.ModeEnforce, window.Spec{Type: window.Permanent})
+		p.Spec.Templates = []plan.TemplateRef{{Name: "create"}}
+		if err := c.Create(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		// The sweep of the next test's operator removes their policies.
+		for _, id := range ids {
+			_ = c.Delete(context.Background(), &plan.ProtectionPlan{ObjectMeta: metav1.ObjectMeta{Name: id}})
+		}
+	})
+	type row struct {
+		name          string
+		check, probes bool
+	}
+	type result struct {
+		row
+		perPass         map[string]float64
+		writes          int
+		passTime        time.Duration
+		eventsPerPass   float64
+		dryRunsPerPass  float64
+		requestsPerPass float64
+	}
+	var results []result
+	for _, r := range []row{
+		{name: "without the enforcement check"},
+		{name: "with the check, no probe", check: true},
+		{name: "with the check and the probes", check: true, probes: true},
+	} {
+		t.Run(r.name, func(t *testing.T) {
+			ct := &countingTransport{by: map[string]int{}}
+			op, stop := startCounted(t, t.TempDir(), ct, operator.Config{NoEnforcementCheck: !r.check, NoProbe: !r.probes})
+			defer stop()
+			waitFor(t, time.Minute, "three active plans with their policies ready", func() (string, bool) {
+				for _, id := range ids {
+					p := getPlan(t, id)
+					if p.Status.Phase != plan.PhaseActive || conditionOf(p, plan.ConditionPoliciesHealthy) != "True/InPlace" {
+						return id + " " + string(p.Status.Phase) + " " + conditionOf(p, plan.ConditionPoliciesHealthy), false
+					}
+				}
+				for _, u := range planPolicies(t, ids[0]) {
+					if err := env.WaitPolicyReady(t.Context(), ns, u.GetName()); err != nil {
+						return err.Error(), false
+					}
+				}
+				return "", true
+			})
+			// Two passes to settle (conditions that change with the check).
+			from := op.Passes()
+			waitFor(t, 10*tick, "two passes", func() (string, bool) { return "", op.Passes() >= from+2 })
+			before, evBefore := ct.snapshot(), policyViolations(t, ns)
+			sumBefore, countBefore := tickHistogram(t)
+			from = op.Passes()
+			waitFor(t, time.Duration(probeCostPasses+3)*tick, "the measured passes", func() (string, bool) { return "", op.Passes() >= from+probeCostPasses })
+			after, evAfter := ct.snapshot(), policyViolations(t, ns)
+			sumAfter, countAfter := tickHistogram(t)
+			passes := float64(op.Passes() - from)
+			res := result{row: r, perPass: map[string]float64{}}
+			for verb, n := range after {
+				d := n - before[verb]
+				if d == 0 {
+					continue
+				}
+				res.perPass[verb] = float64(d) / passes
+				if verb != "WATCH" {
+					res.requestsPerPass += float64(d) / passes
+				}
+				switch verb {
+				case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+					res.writes += d
+				case http.MethodPost + " dry-run":
+					res.dryRunsPerPass = float64(d) / passes
+				}
+			}
+			if n := countAfter - countBefore; n > 0 {
+				res.passTime = time.Duration((sumAfter - sumBefore) / float64(n) * float64(time.Second))
+			}
+			res.eventsPerPass = float64(evAfter-evBefore) / passes
+			results = append(results, res)
+			if res.writes != 0 {
+				t.Errorf("%d writes in %v steady passes: %v", res.writes, passes, res.perPass)
+			}
+			if r.probes && res.dryRunsPerPass != 1 {
+				t.Errorf("%.2f dry-runs a pass, want 1 (three plans freezing creation in one namespace share the probe)", res.dryRunsPerPass)
+			}
+			if !r.probes && res.dryRunsPerPass != 0 {
+				t.Errorf("%.2f dry-runs a pass without probes", res.dryRunsPerPass)
+			}
+		})
+	}
+	for _, r := range results {
+		var verbs []string
+		for v, n := range r.perPass {
+			verbs = append(verbs, fmt.Sprintf("%s %.1f", v, n))
+		}
+		sort.Strings(verbs)
+		t.Logf("%s: %.1f requests a pass (%s), %d writes, mean pass %s, %.1f Kyverno PolicyViolation events a pass (3 active policies)",
+			r.name, r.requestsPerPass, strings.Join(verbs, ", "), r.writes, r.passTime.Round(100*time.Microsecond), r.eventsPerPass)
+	}
+	if len(results) == 3 {
+		base := results[0]
+		for _, r := range results[1:] {
+			t.Logf("%s adds %.1f requests a pass (%.2f per active policy here; the enforcer reads are per pass, whatever the plans) and %s of pass time over %s",
+				r.name, r.requestsPerPass-base.requestsPerPass, (r.requestsPerPass-base.requestsPerPass)/3, (r.passTime - base.passTime).Round(100*time.Microsecond), base.name)
+		}
+	}
+}
+
+// policyViolations sums the occurrences of the PolicyViolation events in
+// ns.
+func policyViolations(t *testing.T, ns string) int {
+	t.Helper()
+	var evs corev1.EventList
+	if err := c.List(t.Context(), &evs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs.Items {
+		if e.Reason == violations.ReasonPolicyViolation {
+			n += int(max(e.Count, 1))
+		}
+	}
+	return n
+}
+
+// tickHistogram reads the sum and count of the operator's pass durations
+// from controller-runtime's registry (the operator runs in this process).
+func tickHistogram(t *testing.T) (float64, uint64) {
+	t.Helper()
+	mfs, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "protectionplans_tick_duration_seconds" {
+			continue
+		}
+		var h *dto.Histogram
+		if ms := mf.GetMetric(); len(ms) > 0 {
+			h = ms[0].GetHistogram()
+		}
+		return h.GetSampleSum(), h.GetSampleCount()
+	}
+	return 0, 0
+}
+
+// startCounted starts the operator in this process on the kyverno target
+// with a 2 s tick, its requests through ct, and the enforcement settings
+// of base; it returns the operator and its stop.
+func startCounted(t *testing.T, dir string, ct *countingTransport, base operator.Config) (*operator.Operator, func()) {
+	t.Helper()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { ct.next = rt; return ct })
+	timing, err := reconcile.LoadTiming(func(k string) (string, bool) {
+		v, ok := map[string]string{reconcile.EnvTickInterval: "2", reconcile.EnvReportCheckpoint: "3300"}[k]
+		return v, ok
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := operator.NewManager(cfg, operator.ManagerOptions{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "operator.log")
+	log, closeLog, err := harness.FileLogger(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.Target, base.ReportsDir, base.Timing, base.Log = render.TargetKyverno, filepath.Join(dir, "reports"), timing, log
+	op, err := operator.New(base, mgr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- op.Run(ctx) }()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("operator log: %s\n%s", logPath, tailFile(logPath, 40))
+		}
+	})
+	waitFor(t, time.Minute, "the operator's first pass", func() (string, bool) { return "", op.Passes() > 0 })
+	return op, func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("the operator: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("the operator did not stop within 30 s")
+		}
+		_ = closeLog()
+	}
+}
