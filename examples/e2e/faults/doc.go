@@ -45,7 +45,9 @@
 //     EnforcementVerified with Kyverno stopped (fail closed and fail
 //     open), a PolicyException, a failurePolicy patched to Ignore (Kyverno
 //     restarted with --autoUpdateWebhooks=false), and the probes' events
-//     never read as violations.
+//     never read as violations; TestEnforcementVerifiedCEL the part that
+//     applies to kyverno-cel unchanged (two plans sharing the probe,
+//     Kyverno stopped fail closed, the probes' events).
 //   - TestProbeCost (probecost_e2e_test.go): the operator in this process,
 //     its requests counted, over three plans freezing creation in one
 //     namespace, without the enforcement check, with it, and with the

@@ -19,8 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
 )
@@ -46,7 +48,12 @@ import (
 //
 // (d), a policy Kyverno cannot load, is covered by health's unit tests
 // only: no rendered policy that Kyverno 1.19.1 admits and then fails to
-// load was found.
+// load was found. A custom kind whose CRD is deleted afterwards is not
+// one: Kyverno 1.19.1's webhook controller (mergeWebhook) logs "resource
+// not found" for a kind discovery no longer knows and leaves the policy
+// Ready; only another discovery error (an aggregated API down) marks it
+// not ready. And with --autoUpdateWebhooks=false it reports every policy
+// Ready whatever its webhooks hold (updatePolicyStatuses).
 func TestEnforcementVerified(t *testing.T) {
 	ctx := t.Context()
 	id, ns := "enforcement", "enforcement"
@@ -285,4 +292,100 @@ func createDeployment(ctx context.Context, ns, name string) error {
 		},
 	}
 	return c.Create(ctx, d, client.DryRunAll)
+}
+
+// TestEnforcementVerifiedCEL is the part of TestEnforcementVerified that
+// applies to kyverno-cel unchanged, on the same control plane: two plans
+// freezing creation in one namespace (so that they share the probe, and
+// the API server names one policy of its parallel webhooks in the
+// refusal), both verified; Kyverno stopped (fail closed), both report the
+// enforcer not answering within one probe interval, and both are
+// verified again after SIGCONT; the probes' events are no violations.
+func TestEnforcementVerifiedCEL(t *testing.T) {
+	ctx := t.Context()
+	ns := "enforcement-cel"
+	ids := []string{"enforcement-cel-a", "enforcement-cel-b"}
+	createNamespace(t, ns)
+	guard := filepath.Join("..", "..", "..", "config", "admission", "policies.yaml")
+	if out, stderr, err := env.Kubectl(ctx, "apply", "-f", guard); err != nil {
+		t.Fatalf("the guard: %v %s %s", err, out, stderr)
+	}
+	t.Cleanup(func() {
+		if _, stderr, err := env.Kubectl(context.Background(), "delete", "-f", guard); err != nil {
+			t.Errorf("removing the guard: %v %s", err, stderr)
+		}
+	})
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "operator.log")
+	t.Cleanup(func() {
+		_ = env.SignalKyverno(syscall.SIGCONT)
+		if t.Failed() {
+			t.Logf("operator log: %s\n%s", logPath, tailFile(logPath, 60))
+		}
+	})
+	op := startCommandArgs(t, filepath.Join(dir, "reports"), logPath, []string{"--target=" + string(render.TargetKyvernoCEL)})
+	for _, id := range ids {
+		p := newPlan(id, ns, plan.ModeEnforce, window.Spec{Type: window.Permanent})
+		p.Spec.Templates = []plan.TemplateRef{{Name: "create"}}
+		if err := c.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := func(want string) func() (string, bool) {
+		return func() (string, bool) {
+			var got []string
+			ok := true
+			for _, id := range ids {
+				c := conditionOf(getPlan(t, id), plan.ConditionEnforcementVerified)
+				got = append(got, id+" "+c)
+				ok = ok && strings.HasPrefix(c, want)
+			}
+			return strings.Join(got, ", "), ok
+		}
+	}
+	d := waitFor(t, time.Minute, "both verified", all("True/"+health.ReasonEnforced))
+	t.Logf("kyverno-cel: both plans verified %s after they were created", d.Round(time.Millisecond))
+	if err := env.SignalKyverno(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFor(t, tick+30*time.Second, "EnforcerNotAnswering", all("False/"+health.ReasonEnforcerNotAnswering))
+	t.Logf("kyverno-cel, fail closed, Kyverno stopped: both not verified %s after SIGSTOP", d.Round(time.Millisecond))
+	if err := env.SignalKyverno(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFor(t, tick+30*time.Second, "both verified again", all("True/"+health.ReasonEnforced))
+	t.Logf("kyverno-cel: both verified again %s after SIGCONT", d.Round(time.Millisecond))
+
+	var evs corev1.EventList
+	if err := c.List(ctx, &evs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var objs []*unstructured.Unstructured
+	for _, id := range ids {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(harness.NamespacedValidatingPolicyGVK.GroupVersion().WithKind("NamespacedValidatingPolicyList"))
+		if err := c.List(ctx, list, client.MatchingLabels{render.LabelPlan: id}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range list.Items {
+			objs = append(objs, &list.Items[i])
+		}
+	}
+	b, err := violations.FromEvents(violations.IndexPolicies(objs), evs.Items)
+	if err != nil {
+		t.Logf("unrecognized events: %v", err)
+	}
+	t.Logf("kyverno-cel: %d events in %s; violations read %d as probes and %d as violations", len(evs.Items), ns, b.Probes, len(b.Violations))
+	if len(b.Violations) > 0 {
+		t.Errorf("probes read as violations: %+v", b.Violations)
+	}
+	if b.Probes == 0 {
+		t.Errorf("no probe read among the events: the check proves nothing")
+	}
+	for _, id := range ids {
+		if err := c.Delete(ctx, getPlan(t, id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	op.stop(t)
 }
