@@ -81,6 +81,11 @@ type Config struct {
 	KyvernoNamespace string
 	// ProbeTimeout bounds one probe; zero is DefaultProbeTimeout.
 	ProbeTimeout time.Duration
+	// ReconciledEvery is how old a plan's status.lastReconciled may grow
+	// before a steady pass stamps it (reconcile.Settings.ReconciledEvery):
+	// zero is reconcile.DefaultReconciledEvery, negative stamps nothing
+	// (a steady-state measurement longer than the interval).
+	ReconciledEvery time.Duration
 	// CrashAt is a fault-injection hook for the crash tests: the process
 	// kills itself with SIGKILL when a pass reaches this point (see
 	// CrashEnvVar). Empty, the default, never crashes.

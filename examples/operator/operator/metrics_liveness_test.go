@@ -70,6 +70,23 @@ func TestLivenessMetrics(t *testing.T) {
 	}
 }
 
+// TestLivenessMetrics_ReconciledEveryOff: a negative
+// Config.ReconciledEvery stamps nothing, however long the passes run.
+func TestLivenessMetrics_ReconciledEveryOff(t *testing.T) {
+	f := newFixture(t, []client.Object{namespace("shop"), kubectlPlan("release", plan.ModeEnforce, []string{"shop"}, "scaling")})
+	f.r.cfg.ReconciledEvery = -1
+	f.pass()
+	f.clock.Step(time.Minute)
+	f.pass()
+	f.clock.Step(2 * reconcile.DefaultReconciledEvery)
+	if w := f.pass(); len(w) != 0 {
+		t.Errorf("a steady pass wrote %v with the stamp off", w)
+	}
+	if got := f.plan("release").Status.LastReconciled; got != nil {
+		t.Errorf("lastReconciled %v with the stamp off", got)
+	}
+}
+
 // TestRulesNameOurMetrics: every protectionplans_ metric the
 // PrometheusRule of config/prometheus reads is one the operator exports,
 // so that a renamed metric cannot leave an alert that never fires.

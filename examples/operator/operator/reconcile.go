@@ -57,7 +57,19 @@ func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder e
 
 func (r *reconciler) settings() reconcile.Settings {
 	return reconcile.Settings{Target: r.cfg.Target, Compact: r.cfg.Compact, Clock: r.cfg.ClockPolicies, Lead: r.cfg.Lead, Repair: true, Approval: r.cfg.Approval,
-		Probe: !r.cfg.NoProbe && !r.cfg.NoEnforcementCheck, ReconciledEvery: reconcile.DefaultReconciledEvery}
+		Probe: !r.cfg.NoProbe && !r.cfg.NoEnforcementCheck, ReconciledEvery: r.reconciledEvery()}
+}
+
+// reconciledEvery is Config.ReconciledEvery, defaulted.
+func (r *reconciler) reconciledEvery() time.Duration {
+	switch e := r.cfg.ReconciledEvery; {
+	case e < 0:
+		return 0
+	case e == 0:
+		return reconcile.DefaultReconciledEvery
+	default:
+		return e
+	}
 }
 
 // reconcileAll is one pass over every plan: read the plans and the
