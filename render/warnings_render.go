@@ -55,7 +55,10 @@ func (c *compiled) celWarnValidations(v admissionregistrationv1.Validation, opt 
 	for _, wr := range c.warnRules() {
 		w := admissionregistrationv1.Validation{Expression: v.Expression, Message: opt.text(wr.text.static), Reason: v.Reason}
 		if wr.timed {
-			w.Expression = v.Expression + " || !(" + celClock([]window.Interval{wr.span.interval()}) + ")"
+			w.Expression = "!(" + celClock([]window.Interval{wr.span.interval()}) + ")"
+			if v.Expression != "false" { // in scope only under a condition (an applications scope)
+				w.Expression = v.Expression + " || " + w.Expression
+			}
 			w.Message = opt.text(wr.text.prefix)
 			w.MessageExpression = celString(opt.text(wr.text.prefix))
 			if !wr.text.at.IsZero() {
