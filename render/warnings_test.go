@@ -284,3 +284,49 @@ func TestWarningRule_NoCatalogRuleLooksLikeOne(t *testing.T) {
 		}
 	}
 }
+
+// TestWarnings_ApplicationScope: under an applications scope the warning
+// policy warns of writes to the application's objects only, /scale
+// included (read on the parent's labels), as the plan's own policies
+// decide what is in scope.
+func TestWarnings_ApplicationScope(t *testing.T) {
+	p := appPlan(plan.ModeEnforce, tpl("scaling"))
+	now := mustTime(t, "2026-07-23T12:00:00Z")
+	w, err := window.Parse(p.Spec.Window)
+	if err != nil || !w.Active(now) {
+		t.Fatalf("the test's window is not active at %s (%v)", now, err)
+	}
+	relabel := func(labels map[string]string) Request {
+		old := deployment("web", labels, 1, "nginx:1")
+		next := deployment("web", labels, 1, "nginx:1")
+		next["metadata"].(obj)["annotations"] = obj{"note": "x"}
+		return update(gvkDeployment, old, next)
+	}
+	cases := []struct {
+		name   string
+		req    Request
+		warned bool
+	}{
+		{"a change of the application's Deployment is warned", relabel(checkoutLabels), true},
+		{"a change of another application's Deployment is not", relabel(map[string]string{"app": "search"}), false},
+		{"a scale of the application's Deployment is warned", scaleReq(gvkDeployment, "web", 1, 3), true},
+	}
+	for _, target := range []Target{TargetKyvernoCEL, TargetVAP} {
+		in := Input{Plan: p, Applications: []plan.Application{checkoutApp()}, Now: now, Target: target, Warnings: true}
+		res := mustRender(t, in)
+		want, ok := WarningAt(in)
+		if !ok || want.Phase != WarningActive {
+			t.Fatalf("%s: WarningAt %v %q", target, ok, want.Phase)
+		}
+		for _, c := range cases {
+			t.Run(string(target)+": "+c.name, func(t *testing.T) {
+				got := evaluateCEL(t, target, res, c.req).warnings
+				if c.warned {
+					checkWarned(t, got, want.Message)
+				} else {
+					checkWarned(t, got, "")
+				}
+			})
+		}
+	}
+}
