@@ -5,9 +5,12 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -60,6 +63,12 @@ func TestWarnings_VAPSwapsTheTextAtEachPhase(t *testing.T) {
 			if s.noWrites && w.writes != 0 {
 				t.Errorf("%d writes in the steady state", w.writes)
 			}
+			if s.phase == plan.PhaseScheduled && s.objects > 0 {
+				c := healthCondition(out)
+				if c == nil || c.Reason != health.ReasonPreArmed || !strings.Contains(c.Message, "they only warn") {
+					t.Errorf("PoliciesHealthy %+v, want PreArmed saying the policies only warn", c)
+				}
+			}
 		})
 	}
 }
@@ -80,6 +89,19 @@ func TestWarnings_PlanOptsOut(t *testing.T) {
 	if got := warningText(w.live("xmas")); got != "" {
 		t.Errorf("warning %q during the window", got)
 	}
+}
+
+// healthCondition is the pass's PoliciesHealthy condition.
+func healthCondition(out reconcile.Output) *metav1.Condition {
+	if out.Health == nil {
+		return nil
+	}
+	for i, c := range out.Health.Conditions {
+		if c.Type == plan.ConditionPoliciesHealthy {
+			return &out.Health.Conditions[i]
+		}
+	}
+	return nil
 }
 
 // warningText is the message of the warning ValidatingAdmissionPolicy.
