@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
 )
 
 // Reasons of the PoliciesHealthy condition.
@@ -119,6 +120,10 @@ func policiesHealthy(in Input, s Summary, sp spread) metav1.Condition {
 		c.Reason = ReasonPreArmed
 		c.Message = fmt.Sprintf("all %s in place ahead of the window's start; they refuse nothing before its start instant (they read the clock)",
 			count(s.Rendered, "policy is", "policies are"))
+		if warningsOnly(in.Render) {
+			c.Message = fmt.Sprintf("the plan's %s in place ahead of the window's start: they only warn (advance warnings)",
+				count(s.Rendered, "warning policy is", "warning policies are"))
+		}
 	case s.healthy():
 		c.Reason, c.Message = ReasonNothingDeployed, nothingDeployed(phase)
 	case phase != plan.PhaseActive && s.Rendered == 0:
@@ -241,4 +246,15 @@ func (s spread) namespaces(st State) string {
 		return strings.Join(ns[:maxNamespacesShown], ", ") + fmt.Sprintf(" and %d more", len(ns)-maxNamespacesShown)
 	}
 	return strings.Join(ns, ", ")
+}
+
+// warningsOnly reports whether a render holds only warning policies: a
+// scheduled plan within the lead on a target without a clock (issue 20).
+func warningsOnly(r render.Result) bool {
+	for _, p := range r.Policies {
+		if p.Template != render.WarnTemplate {
+			return false
+		}
+	}
+	return len(r.Policies) > 0
 }

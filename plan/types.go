@@ -92,6 +92,11 @@ type Spec struct {
 	// +kubebuilder:validation:MaxItems=4
 	EdgeActions []edge.Action `json:"edgeActions,omitempty"`
 
+	// Warnings configures the advance warnings on writes in scope before
+	// the start, during the window and before the end. Nil: on.
+	// +optional
+	Warnings *Warnings `json:"warnings,omitempty"`
+
 	// Templates are entries of the fixed catalog, each at most once.
 	// +kubebuilder:validation:MinItems=1
 	// +listType=atomic

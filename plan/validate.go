@@ -71,6 +71,7 @@ func validatePlan(p *ProtectionPlan, env ValidationEnv, r rules) field.ErrorList
 	errs = append(errs, ValidateRequesters(p.Spec.Requesters, spec.Child("requesters"))...)
 	errs = append(errs, ValidateBreakGlass(p.Spec.BreakGlass, spec.Child("breakGlass"))...)
 	errs = append(errs, edge.Validate(p.Spec.EdgeActions, spec.Child("edgeActions"))...)
+	errs = append(errs, ValidateWarnings(p.Spec.Warnings, spec.Child("warnings"))...)
 	errs = append(errs, validateTemplates(p.Spec.Templates, p.Spec.Scope.Type(), env.Catalog, spec.Child("templates"))...)
 	errs = append(errs, validateCustomKinds(p, env, spec)...)
 	errs = append(errs, validateWindow(p.Spec.Window, env.Now, r.checkEnded, spec.Child("window"))...)

@@ -16,7 +16,7 @@ import (
 func (d *pass) renderInput(p *plan.ProtectionPlan, apps []plan.Application) render.Input {
 	s := d.in.Settings
 	return render.Input{Plan: p, Applications: apps, Now: d.in.Now, Target: s.target(), Compact: s.Compact,
-		Clock: s.Clock, Lead: s.Lead,
+		Clock: s.Clock, Lead: s.Lead, Warnings: s.Warnings,
 		ReleaseNamespace: d.in.Cluster.ReleaseNamespace, ExcludedNamespaces: d.in.Cluster.Excluded, Kinds: d.in.Cluster.Kinds,
 		EdgeExecutor: s.EdgeExecutor, WindowOptions: d.cals.opts}
 }
@@ -28,11 +28,22 @@ func (d *pass) preArmEdge() {
 	if !s.Clock || !render.HasClock(s.target()) || d.p.Status.Phase != plan.PhaseScheduled || d.out.NextEdge == nil {
 		return
 	}
-	lead := s.Lead
-	if lead <= 0 {
-		lead = render.DefaultLead
+	if at := d.out.NextEdge.Add(-render.Lead(d.renderInput(d.p, nil))); at.After(d.in.Now) {
+		d.out.NextEdge = &at
 	}
-	if at := d.out.NextEdge.Add(-lead); at.After(d.in.Now) {
+}
+
+// warningEdge brings the next pass forward to the next instant the
+// plan's warning policy changes (render.NextWarningEdge): the lead
+// before the start, when it is put in place; and, where its text is
+// static (vap, or without Clock), each change of phase, when the pass
+// swaps the text (issue 20).
+func (d *pass) warningEdge() {
+	if !d.in.Settings.Warnings {
+		return
+	}
+	at, ok := render.NextWarningEdge(d.renderInput(d.p, nil))
+	if ok && at.After(d.in.Now) && (d.out.NextEdge == nil || at.Before(*d.out.NextEdge)) {
 		d.out.NextEdge = &at
 	}
 }

@@ -107,6 +107,7 @@ func Decide(in Input) Output {
 		d.out.NextEdge = &end
 	}
 	d.preArmEdge()
+	d.warningEdge()
 	d.out.Final = d.final()
 	d.out.Record = d.record()
 	return d.out

@@ -33,8 +33,15 @@ type Settings struct {
 	// no pass runs (issue 20). vap ignores it.
 	Clock bool
 	// Lead is how long before the start clocked policies are put in
-	// place; zero is render.DefaultLead.
+	// place and warnings begin; zero is render.DefaultLead. A plan's
+	// spec.warnings.lead overrides it (render.Lead).
 	Lead time.Duration
+	// Warnings renders the plans' advance warnings (render.Input.Warnings):
+	// a warning policy per namespace, in place from the lead before the
+	// start. Where the policies do not read the clock (vap, or without
+	// Clock) its text is static, and the pass comes back at each phase
+	// change to swap it (render.NextWarningEdge).
+	Warnings bool
 	// Approval derives the approval mode of plans applied with kubectl.
 	Approval approval.Config
 	// Probe sends health's active probes (server-side dry-runs the

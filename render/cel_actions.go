@@ -19,6 +19,8 @@ import (
 // for vap (the audit log, and a warning the client sees).
 func celActions(m plan.Mode, t Target) []admissionregistrationv1.ValidationAction {
 	switch {
+	case m == modeWarn: // the warning policy (warnings.go)
+		return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn}
 	case m == plan.ModeEnforce:
 		return []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}
 	case t == TargetVAP:

@@ -36,6 +36,9 @@ type celVerdict struct {
 	// recorded: the record policy of exempt requesters failed.
 	recorded bool
 	messages []string
+	// warnings are the messages of the warning policy (WarnTemplate),
+	// which only ever warns.
+	warnings []string
 }
 
 func evaluateCEL(t *testing.T, target Target, res Result, req Request) celVerdict {
@@ -54,6 +57,13 @@ func evaluateCEL(t *testing.T, target Target, res Result, req Request) celVerdic
 		}
 		msg, failed := runCELPolicy(t, target, obj, req)
 		if !failed {
+			continue
+		}
+		if p.Template == WarnTemplate {
+			if m, _ := FailureAction(actions); m == plan.ModeEnforce {
+				t.Errorf("the warning policy %s refuses", p.Name)
+			}
+			v.warnings = append(v.warnings, msg)
 			continue
 		}
 		v.messages = append(v.messages, msg)

@@ -98,7 +98,7 @@ func kyvernoCELSpec(c *compiled, u policyUnit, ns nsScope, opt celOptions) (poli
 	if err != nil {
 		return policiesv1.ValidatingPolicySpec{}, err
 	}
-	if c.clock != nil {
+	if c.clock != nil && !u.warn { // warnings are timed rule by rule
 		cs.conditions = addCELClock(cs.conditions, c.clock)
 	}
 	if ns.nsSelector != nil {

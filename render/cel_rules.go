@@ -102,6 +102,9 @@ func celTranslate(c *compiled, u policyUnit, ns nsScope, opt celOptions) (celSpe
 		}
 		spec.validations = append(spec.validations, v)
 	}
+	if u.warn {
+		spec.validations = c.celWarnValidations(spec.validations[0], opt)
+	}
 	spec.variables = vars.declarations()
 	return spec, nil
 }

@@ -80,14 +80,14 @@ func Armed(in Input) bool {
 		return true
 	case plan.PhaseScheduled:
 		if !in.clocked() {
-			return false
+			return warnArmed(in) // the warning policy alone (warnings.go)
 		}
 		w, err := window.Parse(in.Plan.Spec.Window, in.WindowOptions...)
 		if err != nil {
 			return false
 		}
 		next, ok := w.NextEdge(in.Now)
-		return ok && !w.Active(in.Now) && !next.After(in.Now.Add(in.lead()))
+		return ok && !w.Active(in.Now) && !next.After(in.Now.Add(Lead(in)))
 	}
 	return false
 }

@@ -42,6 +42,9 @@ type compiled struct {
 	served plan.ServedKinds
 	// edge is the plan's executor exemption, nil when there is none.
 	edge *edgeExemption
+	// warn are the plan's advance warnings, nil when it warns of nothing
+	// (warnings.go).
+	warn *warnCompiled
 }
 
 // kindIdentifier is what an excluded kind must look like: an identifier
@@ -81,6 +84,7 @@ func compile(in Input) (*compiled, error) {
 			c.until = u
 		}
 	}
+	c.warn = compileWarnings(in)
 	c.templates, e = bindTemplates(p.Spec.Templates, p.Spec.Scope.Type(), in.Kinds, spec.Child("templates"))
 	errs = append(errs, e...)
 	c.namespaces, e = resolveScope(in)
@@ -205,6 +209,8 @@ type policyUnit struct {
 	owners    []string
 	// record: the record policy of exempt requesters (recordUnit).
 	record bool
+	// warn: the warning policy (warnUnit).
+	warn bool
 }
 
 // units are the policies of a namespace, in the plan's template order:
@@ -213,6 +219,9 @@ type policyUnit struct {
 // its guards, and rule names are unique in a kyverno.io/v1 Policy; the
 // catalog's own rule names are unique across templates, a test holds it).
 func (c *compiled) units(ns nsScope) []policyUnit {
+	if c.warn != nil && c.warn.only {
+		return nil // not active yet: only the warning policy is in place
+	}
 	if c.compact {
 		return []policyUnit{c.compactUnit(ns, CompactTemplate)}
 	}
@@ -261,6 +270,9 @@ func (c *compiled) allUnits(ns nsScope) []policyUnit {
 	if !c.exempt.empty() {
 		us = append(us, c.recordUnit(ns))
 	}
+	if c.warn != nil {
+		us = append(us, c.warnUnit(ns))
+	}
 	return us
 }
 
@@ -279,8 +291,11 @@ func (c *compiled) recordUnit(ns nsScope) policyUnit {
 // modeOf is the mode of a unit's policy: the plan's, or audit for the
 // record policy.
 func (c *compiled) modeOf(u policyUnit) plan.Mode {
-	if u.record {
+	switch {
+	case u.record:
 		return plan.ModeAudit
+	case u.warn:
+		return modeWarn
 	}
 	return c.mode
 }

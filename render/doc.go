@@ -265,6 +265,22 @@
 // The API server's CEL has no clock: vap keeps the operator's edges, late
 // by at most one tick plus a leader change. See clock.go.
 //
+// With Input.Warnings, each namespace in scope also gets a warning policy
+// (WarnTemplate): one rule matching what the plan's templates match,
+// whose only action is an admission warning, BeforeStart within the lead
+// (Lead: the plan's spec.warnings.lead, Input.Lead, DefaultLead), Active,
+// and BeforeEnd within the lead before the end. kyverno: Audit with
+// emitWarning, rules named WarningRule(phase) (IsWarningRule, by which the
+// violations package drops their records); kyverno-cel and vap:
+// validationActions [Warn]. A clocked render times each rule (the current
+// and next occurrence) and computes the time left in the policy
+// (time_diff, timestamp arithmetic on time.now()); otherwise the policy
+// carries the current phase's static text and NextWarningEdge says when a
+// pass must render it again. WarningAt is the library's answer, which the
+// engines' tests hold equal to theirs. A scheduled plan within the lead
+// renders the warning policy alone on a target without a clock (Armed).
+// See warnings.go.
+//
 // # Canonical form and Kubernetes defaulting
 //
 // Health compares live policies with a fresh render. Render writes every

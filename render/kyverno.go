@@ -97,6 +97,9 @@ func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]stri
 		exempt = requesterSet{}
 	}
 	exclude := kyvernoExclude(c.excludedKinds, ns, exempt)
+	if u.warn {
+		return kyvernoWarnSpec(c, u, ns, exclude)
+	}
 	spec := kySpec{
 		Admission:               true,
 		Background:              false,

@@ -55,8 +55,15 @@ type Input struct {
 	// Other targets ignore it.
 	Clock bool
 	// Lead is how long before the start a clocked render puts policies in
-	// place; zero means DefaultLead.
+	// place, and warnings begin; zero means DefaultLead. A plan's
+	// spec.warnings.lead overrides it (see Lead).
 	Lead time.Duration
+	// Warnings asks for the plans' advance warnings (warnings.go): a
+	// warning policy per namespace in scope, warning writes within the
+	// lead before the start, during the window and within the lead before
+	// the end. A plan opts out with spec.warnings.disabled. Off, nothing
+	// of it is rendered (the embedder's switch, as Clock is).
+	Warnings bool
 	// EdgeExecutor is the service account (namespace:name) the operator
 	// impersonates to carry out the plan's edge actions; empty when it
 	// carries out none. The plan's policies admit that account's writes

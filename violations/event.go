@@ -39,6 +39,11 @@ type Batch struct {
 	// Probes is the number of objects read that record a probe (a
 	// resource named ProbeName): left out of Violations.
 	Probes int
+	// Warnings is the number of objects read that record an advance
+	// warning (a warning rule of a plan's warning policy, issue 20):
+	// Kyverno records the audited failure a warning is made of, but it
+	// refused and recorded nothing. Left out of Violations.
+	Warnings int
 }
 
 // objectRef is the part of an object reference this package uses.
@@ -211,14 +216,19 @@ func fromRecords(idx PolicyIndex, recs []eventRecord) (Batch, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if _, ok := idx.Lookup(p.id.policyNamespace, p.id.policy); !ok {
+		entry, ok := idx.Lookup(p.id.policyNamespace, p.id.policy)
+		if !ok {
 			// An event on a resource names its policy without a namespace:
 			// it may be a cluster-wide one (a ClusterPolicy).
-			if _, ok := idx.Lookup("", p.id.policy); !ok || p.side != onResource {
+			if entry, ok = idx.Lookup("", p.id.policy); !ok || p.side != onResource {
 				b.Skipped++
 				continue
 			}
 			p.id.policyNamespace = ""
+		}
+		if isWarning(entry, p.id.rule) {
+			b.Warnings++
+			continue
 		}
 		if IsProbe(p.id.name) {
 			b.Probes++

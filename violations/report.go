@@ -116,6 +116,10 @@ func readReport(idx PolicyIndex, u *unstructured.Unstructured, b *Batch) ([]Viol
 			b.Skipped++
 			continue
 		}
+		if isWarning(entry, r.Rule) {
+			b.Warnings++
+			continue
+		}
 		resources := r.Resources
 		if len(resources) == 0 && rep.Scope != nil {
 			resources = []corev1.ObjectReference{*rep.Scope}

@@ -49,6 +49,7 @@ type options struct {
 	compact                 bool
 	clock                   bool
 	lead                    time.Duration
+	warnings                bool
 	facts                   kube.Facts
 	enforcementCheck, probe bool
 	kyvernoNamespace        string
@@ -63,7 +64,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config")
 	fs.StringVar(&o.target, "target", string(render.TargetAuto), "policy target: auto (at start: kyverno-cel where Kyverno serves NamespacedValidatingPolicy, vap where no Kyverno runs, kyverno where it is all there is), kyverno (kyverno.io/v1 Policy), kyverno-cel (policies.kyverno.io/v1 NamespacedValidatingPolicy) or vap (ValidatingAdmissionPolicy and binding)")
 	fs.BoolVar(&o.clock, "clock", false, "on kyverno and kyverno-cel, policies that read the clock: put in place up to --lead before a window's start, refusing only from its start instant to its end instant, even while the operator is down (issue 20); vap ignores it")
-	fs.DurationVar(&o.lead, "lead", 0, "with --clock, how long before a window's start its policies are put in place (0: render.DefaultLead, 1h)")
+	fs.DurationVar(&o.lead, "lead", 0, "with --clock, how long before a window's start its policies are put in place, and with --warnings when the warnings begin; a plan's spec.warnings.lead wins (0: render.DefaultLead, 1h)")
+	fs.BoolVar(&o.warnings, "warnings", false, "advance warnings on writes in scope: before a window's start (within --lead), during it, and before its end (within --lead); they never refuse and record nothing (issue 20); a plan opts out with spec.warnings.disabled")
 	fs.BoolVar(&o.compact, "compact", false, "compact layout: one policy per namespace holding every template of a plan, so a write in scope crosses one policy (kyverno-cel: one webhook) instead of one per template")
 	fs.StringVar(&o.reportsDir, "reports-dir", "reports", "directory of the plans' ledgers and final reports")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader with a Lease: only the leader moves plans")
@@ -147,6 +149,7 @@ func run(ctx context.Context, args []string) error {
 		Compact:       o.compact,
 		ClockPolicies: o.clock,
 		Lead:          o.lead,
+		Warnings:      o.warnings,
 		ReportsDir:    o.reportsDir,
 		Timing:        timing,
 		InstallCRD:    o.installCRD,

@@ -181,6 +181,20 @@ func runKyvernoCEL(t *testing.T, res render.Result, req render.Request) verdict 
 	}
 	var v verdict
 	for _, p := range resp.Policies {
+		if templates[p.Policy.GetName()] == render.WarnTemplate {
+			if p.Actions.Has(admissionregistrationv1.Deny) || p.Actions.Has(admissionregistrationv1.Audit) {
+				t.Errorf("the warning policy %s refuses or records (%v)", p.Policy.GetName(), p.Actions)
+			}
+			for _, r := range p.Rules {
+				switch r.Status() {
+				case engineapi.RuleStatusFail:
+					v.warnings = append(v.warnings, r.Message())
+				case engineapi.RuleStatusError:
+					t.Errorf("policy %s errors: %s", p.Policy.GetName(), r.Message())
+				}
+			}
+			continue
+		}
 		failed := false
 		for _, r := range p.Rules {
 			switch r.Status() {

@@ -108,6 +108,9 @@ type verdict struct {
 	recorded bool
 	failed   []string // "<policy>/<rule>"
 	messages []string
+	// warnings are the messages of the warning policy
+	// (render.WarnTemplate), which must never refuse.
+	warnings []string
 }
 
 // runKyverno evaluates every rendered policy of the request's namespace
@@ -132,6 +135,20 @@ func runKyverno(t *testing.T, cfg config.Configuration, jp jmespath.Interface, r
 			t.Fatal(err)
 		}
 		resp := eng.Validate(context.Background(), pc.WithPolicy(&pol))
+		if p.Template == render.WarnTemplate {
+			if resp.HasEnforcedFailure() {
+				t.Errorf("the warning policy %s refused the request", pol.Name)
+			}
+			for _, r := range resp.PolicyResponse.Rules {
+				switch r.Status() {
+				case engineapi.RuleStatusFail:
+					v.warnings = append(v.warnings, r.Message())
+				case engineapi.RuleStatusError:
+					t.Errorf("rule %s/%s errors: %s", pol.Name, r.Name(), r.Message())
+				}
+			}
+			continue
+		}
 		for _, r := range resp.PolicyResponse.Rules {
 			switch r.Status() {
 			case engineapi.RuleStatusFail:

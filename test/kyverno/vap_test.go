@@ -93,6 +93,13 @@ func runVAP(t *testing.T, res render.Result, req render.Request) verdict {
 			if d.Action != validating.ActionDeny {
 				continue
 			}
+			if p.Template == render.WarnTemplate {
+				if !slices.Equal(binding.Spec.ValidationActions, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn}) {
+					t.Errorf("the warning policy %s acts %v, not only Warn", vap.Name, binding.Spec.ValidationActions)
+				}
+				v.warnings = append(v.warnings, d.Message)
+				continue
+			}
 			v.failed = append(v.failed, vap.Name)
 			v.messages = append(v.messages, d.Message)
 			if p.Template == render.ExemptTemplate {

@@ -215,6 +215,7 @@ func runTarget(t *testing.T, target render.Target) {
 	t.Run("metrics", func(t *testing.T) { testMetrics(t, metricsBefore) })
 	t.Run("listeners on loopback", testListenersOnLoopback)
 	t.Run("command", testCommand)
+	t.Run("advance warnings", testWarnings)
 }
 
 // anyManagedObject names a live object of any target carrying the plan

@@ -49,6 +49,10 @@ type Config struct {
 	// to Lead before a window's start (issue 20).
 	ClockPolicies bool
 	Lead          time.Duration
+	// Warnings is reconcile.Settings.Warnings: the plans' advance
+	// warnings (issue 20), from Lead before a window's start; a plan's
+	// spec.warnings overrides the lead or opts out.
+	Warnings bool
 	// ReportsDir holds one directory per plan (named by the plan ID):
 	// ledger.json, health.json, observed.json and the final reports.
 	// Required.

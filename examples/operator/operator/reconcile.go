@@ -56,7 +56,7 @@ func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder e
 }
 
 func (r *reconciler) settings() reconcile.Settings {
-	return reconcile.Settings{Target: r.cfg.Target, Compact: r.cfg.Compact, Clock: r.cfg.ClockPolicies, Lead: r.cfg.Lead, Repair: true, Approval: r.cfg.Approval,
+	return reconcile.Settings{Target: r.cfg.Target, Compact: r.cfg.Compact, Clock: r.cfg.ClockPolicies, Lead: r.cfg.Lead, Warnings: r.cfg.Warnings, Repair: true, Approval: r.cfg.Approval,
 		Probe: !r.cfg.NoProbe && !r.cfg.NoEnforcementCheck, ReconciledEvery: r.reconciledEvery()}
 }
 
