@@ -203,3 +203,36 @@ func names() []string {
 	}
 	return out
 }
+
+// ListKinds returns the kinds an embedder lists for a pass: those of the
+// actions (Kinds) and those of the journal's entries, whose restores need
+// their live objects even when the actions no longer name them.
+func ListKinds(actions []Action, j *Journal) []schema.GroupVersionKind {
+	out := Kinds(actions)
+	if j == nil {
+		return out
+	}
+	for _, e := range j.Entries {
+		gv, err := schema.ParseGroupVersion(e.Target.APIVersion)
+		if err != nil {
+			continue
+		}
+		if g := gv.WithKind(e.Target.Kind); !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// TouchOf returns the catalog's Touch of kind gk: its resource name and
+// subresource, for an embedder that sends a Patch by resource.
+func TouchOf(gk schema.GroupKind) (Touch, bool) {
+	for _, d := range catalog {
+		for _, t := range d.Touches {
+			if t.GVK.GroupKind() == gk {
+				return t, true
+			}
+		}
+	}
+	return Touch{}, false
+}
