@@ -163,6 +163,15 @@ type Action struct {
 	// a change made during the window is kept and reported.
 	// +optional
 	Overwrite bool `json:"overwrite,omitempty"`
+	// Force takes the field over from the field manager that owns it
+	// (server-side apply's force), at the start and at the restore. Off
+	// by default: a field another manager owns (kubectl, Helm, Argo CD,
+	// and the creator of an object whose field was defaulted) is an
+	// ownership conflict, which skips the start (or fails the restore)
+	// naming the field and its manager. The restore then leaves the field
+	// owned by the edge field manager.
+	// +optional
+	Force bool `json:"force,omitempty"`
 }
 
 // MaxActions bounds a plan's edge actions: each name at most once.

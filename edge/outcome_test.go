@@ -3,10 +3,12 @@ package edge
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -117,6 +119,37 @@ func TestTouchOf(t *testing.T) {
 			got, ok := TouchOf(tt.gk)
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestDecide_Force(t *testing.T) {
+	tests := []struct {
+		name  string
+		force bool
+	}{
+		{name: "a start is not forced by default: another manager's field is an ownership conflict", force: false},
+		{name: "a start of an action that says force takes the field over", force: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Input{Plan: planRef, Scope: scope, Active: active, Now: t0.Add(time.Minute),
+				Actions: []Action{{Name: SuspendCronJobs, Force: tt.force}},
+				Live:    []*unstructured.Unstructured{cronJob(t, "shop", "report", "u1", "5", ptr(false))}}
+			d, err := Decide(in)
+			if err != nil || len(d.Patches) != 1 {
+				t.Fatalf("Decide: %v, %d patches", err, len(d.Patches))
+			}
+			assert.Equal(t, tt.force, d.Patches[0].Force)
+			// The restore is forced the same way.
+			j := Record(*d.Journal, []Result{{Entry: 0, Outcome: Succeeded}})
+			in.Active, in.Journal, in.Now = nil, &j, t1.Add(time.Minute)
+			in.Live = []*unstructured.Unstructured{cronJob(t, "shop", "report", "u1", "6", ptr(true))}
+			r, err := Decide(in)
+			if err != nil || len(r.Patches) != 1 || !r.Patches[0].Restore {
+				t.Fatalf("restore: %v, %+v", err, r.Patches)
+			}
+			assert.Equal(t, tt.force, r.Patches[0].Force)
 		})
 	}
 }

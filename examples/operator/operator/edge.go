@@ -70,8 +70,8 @@ func (m *impersonator) client(planUID types.UID) (*dynamic.DynamicClient, error)
 }
 
 // Send server-side applies p's body to its target (or its /scale), under
-// p's field manager, never forced: an ownership conflict is an error the
-// library records (edge.ResultOf).
+// p's field manager, forced only when p says so (edge.Action.Force): an
+// ownership conflict is an error the library records (edge.ResultOf).
 func (m *impersonator) Send(ctx context.Context, planUID types.UID, p edge.Patch) error {
 	gv, err := schema.ParseGroupVersion(p.Target.APIVersion)
 	if err != nil {
@@ -89,8 +89,12 @@ func (m *impersonator) Send(ctx context.Context, planUID types.UID, p edge.Patch
 	if p.Subresource != "" {
 		sub = []string{p.Subresource}
 	}
+	opts := metav1.PatchOptions{FieldManager: p.FieldManager}
+	if p.Force {
+		opts.Force = &p.Force
+	}
 	_, err = c.Resource(gv.WithResource(touch.Resource)).Namespace(p.Target.Namespace).
-		Patch(ctx, p.Target.Name, types.ApplyPatchType, p.Body, metav1.PatchOptions{FieldManager: p.FieldManager}, sub...)
+		Patch(ctx, p.Target.Name, types.ApplyPatchType, p.Body, opts, sub...)
 	return err
 }
 
