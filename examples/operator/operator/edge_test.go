@@ -229,3 +229,46 @@ func TestEdge_WithoutAnExecutorNothingIsWrittenAndTheConditionSaysWhy(t *testing
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// conflictingSender refuses every restore with an apply conflict on the
+// field, owned by another manager; starts go through s.
+type conflictingSender struct{ *fakeSender }
+
+func (c conflictingSender) Send(ctx context.Context, planUID types.UID, p edge.Patch) error {
+	if !p.Restore {
+		return c.fakeSender.Send(ctx, planUID, p)
+	}
+	c.sent = append(c.sent, "refused restore of "+p.Target.String())
+	return apierrors.NewApplyConflict([]metav1.StatusCause{{Type: metav1.CauseTypeFieldManagerConflict, Field: ".spec.suspend", Message: `conflict with "kubectl-edit" using batch/v1`}},
+		`Apply failed with 1 conflict: conflict with "kubectl-edit" using batch/v1: .spec.suspend`)
+}
+
+func TestEdge_AFailedRestoreBlocksUntilAbandonedByTheAnnotation(t *testing.T) {
+	f, s := edgeFixture(t, []edge.Action{{Name: edge.SuspendCronJobs}}, cron("report", nil))
+	f.r.edge = conflictingSender{s}
+	f.pass()
+	f.tick(2 * time.Hour) // the window ends; the restore meets a conflict
+	p := f.plan("xmas")
+	if c := condition(p, reconcile.ConditionEdgeActions); c.Reason != reconcile.EdgeRestoreFailed || !strings.Contains(c.Message, "kubectl-edit") {
+		t.Errorf("EdgeActions %s %q, want RestoreFailed naming the manager", c.Reason, c.Message)
+	}
+	if j := f.journal(p); j == nil || j.Entries[0].State != edge.Failed || !slices.Contains(p.Finalizers, edge.Finalizer) {
+		t.Fatalf("journal %+v, finalizers %v: want the journal kept with the entry Failed, and the finalizer", j, p.Finalizers)
+	}
+
+	p.Annotations = map[string]string{reconcile.AnnotationEdgeAbandon: "alice, INC-4711"}
+	if err := f.c.Update(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	f.tick(time.Minute)
+	p = f.plan("xmas")
+	if j := f.journal(p); j != nil || slices.Contains(p.Finalizers, edge.Finalizer) {
+		t.Errorf("journal %+v, finalizers %v: want both gone once abandoned", j, p.Finalizers)
+	}
+	if _, ok := p.Annotations[reconcile.AnnotationEdgeAbandon]; ok {
+		t.Errorf("annotations %v: want the abandon annotation cleared", p.Annotations)
+	}
+	if show(f.suspended("report")) != "true" {
+		t.Errorf("suspend %s: an abandoned restore writes nothing", show(f.suspended("report")))
+	}
+}
