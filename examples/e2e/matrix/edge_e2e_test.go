@@ -84,6 +84,9 @@ subjects: [{kind: ServiceAccount, name: %[1]s, namespace: %[2]s}]
 	for _, target := range render.Targets() {
 		t.Run(string(target), func(t *testing.T) { edgePhase(t, target) })
 	}
+	if left, err := anyManagedObject(ctx); err != nil || left != "" {
+		t.Errorf("managed policies left for the next tests: %s %v", left, err)
+	}
 }
 
 var (
