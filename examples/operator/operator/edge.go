@@ -21,6 +21,7 @@ import (
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/window"
 )
 
 // EdgeSender sends one edge patch as the executor, in the name of the
@@ -99,20 +100,21 @@ func (m *impersonator) Send(ctx context.Context, planUID types.UID, p edge.Patch
 }
 
 // edgePass carries out a plan's edge actions after its pass stored the
-// status (p is the plan as stored): read the journal and the objects the
+// status (p is the plan as stored; cals the calendars its window names,
+// as the pass read them): read the journal and the objects the
 // actions and the journal name, let reconcile.DecideEdge decide, then in
 // this order add the finalizer, persist the journal, send the patches as
 // the executor, record their results in the journal, and delete the
 // journal and remove the finalizer when every restore is done. A step
 // that fails stops the pass: the next pass decides again from what is
 // stored.
-func (r *reconciler) edgePass(ctx context.Context, p *plan.ProtectionPlan, apps []plan.Application, now time.Time) {
+func (r *reconciler) edgePass(ctx context.Context, p *plan.ProtectionPlan, apps []plan.Application, cals map[window.ConfigMapKeyRef][]byte, now time.Time) {
 	secret, err := r.kube.EdgeJournal(ctx, edge.SecretName(reconcile.PlanRef(p)))
 	if err != nil {
 		r.fail("edge", err, "reading the edge journal", "plan", p.Name)
 		return
 	}
-	in := reconcile.EdgeInput{Plan: p, Applications: apps, Limits: r.cfg.EdgeLimits, Executor: r.cfg.EdgeExecutor, Now: now}
+	in := reconcile.EdgeInput{Plan: p, Applications: apps, Limits: r.cfg.EdgeLimits, Executor: r.cfg.EdgeExecutor, Calendars: cals, Now: now}
 	in.Journal, in.JournalErr = edge.JournalOf(secret)
 	// At most three rounds: decide and send; decide over the results (a
 	// restore done deletes the journal in the same pass).

@@ -260,7 +260,7 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		if rec != nil {
 			apps = rec.Applications
 		}
-		r.edgePass(ctx, cur, apps, now)
+		r.edgePass(ctx, cur, apps, cals, now)
 	}
 	if out.Record != nil {
 		if err := r.store.SaveRecord(stored.Name, out.Record); err != nil {
