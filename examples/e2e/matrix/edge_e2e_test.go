@@ -394,7 +394,7 @@ func edgePhase(t *testing.T, target render.Target) {
 			return err.Error(), false
 		}
 		j := edgeJournal(t, ctx, p.Name)
-		c := meta(cur, reconcile.ConditionEdgeActions)
+		c := conditionReason(cur, reconcile.ConditionEdgeActions)
 		if j != nil || len(cur.Finalizers) > 0 || c != reconcile.EdgeRestored {
 			eo.pass(t, clk, tick)
 			return fmt.Sprintf("journal %v, finalizers %v, EdgeActions %s", j != nil, cur.Finalizers, c), false
@@ -417,7 +417,7 @@ func journalText(j *edge.Journal) string {
 	return b.String()
 }
 
-func meta(p *plan.ProtectionPlan, typ string) string {
+func conditionReason(p *plan.ProtectionPlan, typ string) string {
 	for _, c := range p.Status.Conditions {
 		if c.Type == typ {
 			return c.Reason
