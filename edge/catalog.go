@@ -163,6 +163,15 @@ type Action struct {
 	// a change made during the window is kept and reported.
 	// +optional
 	Overwrite bool `json:"overwrite,omitempty"`
+	// Force takes the field over from the field manager that owns it
+	// (server-side apply's force), at the start and at the restore. Off
+	// by default: a field another manager owns (kubectl, Helm, Argo CD,
+	// and the creator of an object whose field was defaulted) is an
+	// ownership conflict, which skips the start (or fails the restore)
+	// naming the field and its manager. The restore then leaves the field
+	// owned by the edge field manager.
+	// +optional
+	Force bool `json:"force,omitempty"`
 }
 
 // MaxActions bounds a plan's edge actions: each name at most once.
@@ -202,4 +211,37 @@ func names() []string {
 		out[i] = string(d.Name)
 	}
 	return out
+}
+
+// ListKinds returns the kinds an embedder lists for a pass: those of the
+// actions (Kinds) and those of the journal's entries, whose restores need
+// their live objects even when the actions no longer name them.
+func ListKinds(actions []Action, j *Journal) []schema.GroupVersionKind {
+	out := Kinds(actions)
+	if j == nil {
+		return out
+	}
+	for _, e := range j.Entries {
+		gv, err := schema.ParseGroupVersion(e.Target.APIVersion)
+		if err != nil {
+			continue
+		}
+		if g := gv.WithKind(e.Target.Kind); !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// TouchOf returns the catalog's Touch of kind gk: its resource name and
+// subresource, for an embedder that sends a Patch by resource.
+func TouchOf(gk schema.GroupKind) (Touch, bool) {
+	for _, d := range catalog {
+		for _, t := range d.Touches {
+			if t.GVK.GroupKind() == gk {
+				return t, true
+			}
+		}
+	}
+	return Touch{}, false
 }

@@ -63,16 +63,20 @@ type Input struct {
 }
 
 // Patch is one write to send: a server-side apply of Body (JSON, which is
-// YAML) to Target (or its Subresource) under FieldManager, never forced.
+// YAML) to Target (or its Subresource) under FieldManager, forced only
+// when its action says Force.
 // Its result goes back through Record.
 type Patch struct {
 	// Entry is the index of the journal entry the patch is for.
-	Entry        int             `json:"entry"`
-	Target       ObjectRef       `json:"target"`
-	Subresource  string          `json:"subresource,omitempty"`
-	Restore      bool            `json:"restore"`
-	FieldManager string          `json:"fieldManager"`
-	Body         json.RawMessage `json:"body"`
+	Entry        int       `json:"entry"`
+	Target       ObjectRef `json:"target"`
+	Subresource  string    `json:"subresource,omitempty"`
+	Restore      bool      `json:"restore"`
+	FieldManager string    `json:"fieldManager"`
+	// Force is server-side apply's force: set only when the action says
+	// so (Action.Force).
+	Force bool            `json:"force,omitempty"`
+	Body  json.RawMessage `json:"body"`
 }
 
 // Decision is what a pass does about a plan's edge actions.
@@ -257,7 +261,7 @@ func inScope(name Name, o *unstructured.Unstructured, s Scope) bool {
 func participant(a Action, d Definition, o *unstructured.Unstructured, all []*unstructured.Unstructured) Entry {
 	t := touchOf(d, o.GroupVersionKind().GroupKind())
 	captured, _ := lookup(o.Object, t.Pointer) // catalog pointers are valid
-	e := Entry{Action: a.Name, Target: refOf(o), Subresource: t.Subresource, Pointer: t.Pointer, Captured: captured, Overwrite: a.Overwrite, State: Pending}
+	e := Entry{Action: a.Name, Target: refOf(o), Subresource: t.Subresource, Pointer: t.Pointer, Captured: captured, Overwrite: a.Overwrite, Force: a.Force, State: Pending}
 	skip := func(why string) Entry { e.State, e.Reason = Skipped, why; return e }
 	if o.GetDeletionTimestamp() != nil {
 		return skip("being deleted")
@@ -448,7 +452,7 @@ func patchFor(i int, e Entry, v Value, resourceVersion *string, manager string) 
 	if err != nil {
 		return Patch{}, err
 	}
-	return Patch{Entry: i, Target: e.Target, Subresource: e.Subresource, FieldManager: manager, Body: b}, nil
+	return Patch{Entry: i, Target: e.Target, Subresource: e.Subresource, FieldManager: manager, Force: e.Force, Body: b}, nil
 }
 
 func cloneJournal(j Journal) Journal {

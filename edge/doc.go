@@ -38,7 +38,7 @@
 // window, never our own.
 //
 // Patches are server-side apply configurations under the caller's field
-// manager, never forced. A restore to a value that was absent applies a
+// manager, never forced unless the action says Force. A restore to a value that was absent applies a
 // configuration without the field, which removes it when the field manager
 // was its only owner. Restoring a value does not restore its previous
 // ownership.

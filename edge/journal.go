@@ -84,9 +84,11 @@ type Entry struct {
 	Captured Value `json:"captured"`
 	Desired  Value `json:"desired"`
 	// Overwrite restores Captured even over a change made during the window.
-	Overwrite bool   `json:"overwrite,omitempty"`
-	State     State  `json:"state"`
-	Reason    string `json:"reason,omitempty"`
+	Overwrite bool `json:"overwrite,omitempty"`
+	// Force takes the field over from another field manager (Action.Force).
+	Force  bool   `json:"force,omitempty"`
+	State  State  `json:"state"`
+	Reason string `json:"reason,omitempty"`
 	// Attempts counts patches sent for the current step, LastError the
 	// last failure.
 	Attempts  int    `json:"attempts,omitempty"`

@@ -15,7 +15,8 @@ const (
 	// changed); the next pass decides again from a fresh read.
 	Conflict Outcome = "Conflict"
 	// OwnershipConflict: server-side apply found the field owned by
-	// another manager (409 with conflict causes); never forced.
+	// another manager (409 with conflict causes); not forced unless the
+	// action says Force.
 	OwnershipConflict Outcome = "OwnershipConflict"
 	// Refused: admission refused the write (another plan's freeze, say).
 	Refused Outcome = "Refused"

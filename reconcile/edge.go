@@ -46,7 +46,19 @@ const (
 	// EdgeInvalidScope: an application's selector cannot be read, so no
 	// start is decided (restores, which use recorded UIDs, still run).
 	EdgeInvalidScope = "InvalidScope"
+	// EdgeNoExecutor: the plan has edge actions (or a journal) but no
+	// executor is configured (Settings.EdgeExecutor): nothing is started
+	// or restored, since only the executor's writes pass the plan's own
+	// freeze.
+	EdgeNoExecutor = "NoExecutor"
 )
+
+// AnnotationEdgeAbandon on a plan gives up its failed restores (and a
+// journal that cannot be read) explicitly: its value says who or why, and
+// is recorded in the journal (edge.Abandon). The embedder removes the
+// annotation once read (EdgeOutput.ClearAbandon), so that it abandons
+// only the failures its writer saw.
+const AnnotationEdgeAbandon = "protectionplans.telark.io/edge-abandon"
 
 // EdgeInput is what DecideEdge needs: the plan as Decide left it (its
 // Output.Plan), the applications Decide resolved (Output.Applications),
@@ -63,7 +75,11 @@ type EdgeInput struct {
 	// FieldManager is the patches' field manager; empty is
 	// edge.DefaultFieldManager, which the plan's policies exempt.
 	FieldManager string
-	Now          time.Time
+	// Executor is the service account the embedder impersonates for the
+	// patches (Settings.EdgeExecutor, namespace:name); empty decides
+	// nothing (EdgeNoExecutor).
+	Executor string
+	Now      time.Time
 	// Calendars are the calendars the plan's window names, as Input's:
 	// a holiday cuts the interval the actions last for, as it cuts the
 	// freeze.
@@ -94,6 +110,9 @@ type EdgeOutput struct {
 	// journal. RemoveFinalizer: remove it, once the journal's Secret is
 	// deleted.
 	AddFinalizer, RemoveFinalizer bool
+	// ClearAbandon: remove AnnotationEdgeAbandon from the plan, read this
+	// pass.
+	ClearAbandon bool
 	// Condition is the EdgeActions condition to set on the plan's status
 	// (plan.SetCondition), nil when the plan has no edge actions and no
 	// journal.
@@ -119,6 +138,35 @@ func DecideEdge(in EdgeInput) EdgeOutput {
 		return out
 	}
 	deleting := p.DeletionTimestamp != nil
+	has := slices.Contains(p.Finalizers, edge.Finalizer)
+	if in.Executor == "" {
+		if len(p.Spec.EdgeActions) == 0 && in.Journal == nil && in.JournalErr == nil {
+			out.RemoveFinalizer = has
+			return out
+		}
+		out.Decision.Finalizer = in.Journal != nil || in.JournalErr != nil
+		out.RemoveFinalizer = !out.Decision.Finalizer && has
+		out.Condition = &metav1.Condition{Type: ConditionEdgeActions, Status: metav1.ConditionFalse, Reason: EdgeNoExecutor,
+			Message: "no edge executor is configured: the plan's edge actions are neither started nor restored"}
+		out.Events = edgeEvents(p, out.Condition)
+		return out
+	}
+	if by, ok := p.Annotations[AnnotationEdgeAbandon]; ok {
+		out.ClearAbandon = true
+		by = fmt.Sprintf("annotation %s=%q", AnnotationEdgeAbandon, by)
+		switch {
+		case in.JournalErr != nil:
+			out.Decision = edge.Decision{DeleteJournal: true}
+			out.RemoveFinalizer = has
+			out.Condition = &metav1.Condition{Type: ConditionEdgeActions, Status: metav1.ConditionTrue, Reason: EdgeRestored,
+				Message: fmt.Sprintf("the unreadable journal was abandoned by %s: nothing restored from it (%v)", by, in.JournalErr)}
+			out.Events = edgeEvents(p, out.Condition)
+			return out
+		case in.Journal != nil && anyState(in.Journal, edge.Failed):
+			j := edge.Abandon(*in.Journal, by)
+			in.Journal = &j
+		}
+	}
 	scope, scopeErr := edgeScope(p, in.Applications)
 	active, windowErr := edgeActive(p, in.Journal, deleting, in.Now, resolveCalendars(p.Spec.Window, in.Calendars, in.Now).opts)
 	if scopeErr != nil && in.Journal == nil {
@@ -142,7 +190,6 @@ func DecideEdge(in EdgeInput) EdgeOutput {
 			out.Decision.Finalizer = true // a journal that stays keeps the finalizer
 		}
 	}
-	has := slices.Contains(p.Finalizers, edge.Finalizer)
 	out.AddFinalizer = out.Decision.Finalizer && !has && !deleting
 	out.RemoveFinalizer = !out.Decision.Finalizer && has
 
@@ -157,19 +204,25 @@ func DecideEdge(in EdgeInput) EdgeOutput {
 		out.Records = recordsOf(*j)
 	}
 
-	cond := edgeCondition(out, j, len(p.Spec.EdgeActions) > 0, scopeErr, windowErr)
-	if cond != nil {
-		out.Condition = cond
-		prev := findCondition(p.Status.Conditions, ConditionEdgeActions)
-		if prev == nil || prev.Reason != cond.Reason {
-			sev := Normal
-			if cond.Status == metav1.ConditionFalse {
-				sev = Warning
-			}
-			out.Events = append(out.Events, Event{Reason: "EdgeActions" + cond.Reason, Severity: sev, Action: "EdgeActions", Note: cond.Message})
-		}
-	}
+	out.Condition = edgeCondition(out, j, len(p.Spec.EdgeActions) > 0, scopeErr, windowErr)
+	out.Events = edgeEvents(p, out.Condition)
 	return out
+}
+
+// edgeEvents is the event of cond when its reason is not the plan's
+// current one.
+func edgeEvents(p *plan.ProtectionPlan, cond *metav1.Condition) []Event {
+	if cond == nil {
+		return nil
+	}
+	if prev := findCondition(p.Status.Conditions, ConditionEdgeActions); prev != nil && prev.Reason == cond.Reason {
+		return nil
+	}
+	sev := Normal
+	if cond.Status == metav1.ConditionFalse {
+		sev = Warning
+	}
+	return []Event{{Reason: "EdgeActions" + cond.Reason, Severity: sev, Action: "EdgeActions", Note: cond.Message}}
 }
 
 // PlanRef is the plan as the journal names it.

@@ -29,7 +29,7 @@ func ExampleDecideEdge() {
 	}
 	cron := &unstructured.Unstructured{}
 	_ = json.Unmarshal([]byte(`{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"report","namespace":"shop","uid":"u1"},"spec":{}}`), &cron.Object)
-	out := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Live: []*unstructured.Unstructured{cron}, Now: at.Add(time.Minute)})
+	out := reconcile.DecideEdge(reconcile.EdgeInput{Executor: "protectionplans:edge-executor", Plan: p, Live: []*unstructured.Unstructured{cron}, Now: at.Add(time.Minute)})
 	fmt.Println("add finalizer:", out.AddFinalizer)
 	fmt.Println("journal:", out.Decision.Journal.Phase, "patches:", len(out.Decision.Patches))
 	fmt.Println(out.Condition.Type, out.Condition.Reason, out.Events[0].Reason)

@@ -32,6 +32,9 @@ func edgeCron(t *testing.T, ns, name, uid, app string, suspended bool) *unstruct
 	return edgeObj(t, s+`}}`)
 }
 
+// executor is the edge executor the tests' operator impersonates.
+const executor = "protectionplans:edge-executor"
+
 // edgePlan is the Christmas freeze over shop, active, suspending CronJobs.
 func edgePlan(phase plan.Phase) *plan.ProtectionPlan {
 	p := freeze("xmas", "shop")
@@ -44,7 +47,7 @@ func edgePlan(phase plan.Phase) *plan.ProtectionPlan {
 // started is the journal of a start whose patch succeeded.
 func started(t *testing.T, p *plan.ProtectionPlan, live ...*unstructured.Unstructured) *edge.Journal {
 	t.Helper()
-	out := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Live: live, Now: start.Add(time.Hour)})
+	out := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Live: live, Now: start.Add(time.Hour)})
 	if out.Err != nil || out.Decision.Journal == nil {
 		t.Fatalf("no start: %v", out.Err)
 	}
@@ -182,7 +185,7 @@ func TestDecideEdge(t *testing.T) {
 			ap := p.DeepCopy()
 			ap.Status.Phase = plan.PhaseActive
 			j := started(t, ap, edgeCron(t, "shop", "report", "u1", "web", false), edgeCron(t, "shop", "nightly", "u2", "web", true))
-			out := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Journal: j, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: after})
+			out := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Journal: j, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: after})
 			done := edge.Record(*out.Decision.Journal, []edge.Result{{Entry: out.Decision.Patches[0].Entry, Outcome: edge.Succeeded}})
 			return &done
 		},
@@ -201,7 +204,7 @@ func TestDecideEdge(t *testing.T) {
 			ap := p.DeepCopy()
 			ap.Status.Phase = plan.PhaseActive
 			j := started(t, ap, edgeCron(t, "shop", "report", "u1", "web", false))
-			out := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Journal: j, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: after})
+			out := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Journal: j, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: after})
 			f := edge.Record(*out.Decision.Journal, []edge.Result{{Entry: 0, Outcome: edge.OwnershipConflict, Field: ".spec.suspend", Manager: "kubectl"}})
 			return &f
 		},
@@ -221,7 +224,7 @@ func TestDecideEdge(t *testing.T) {
 			ap := p.DeepCopy()
 			ap.Status.Phase = plan.PhaseActive
 			j := started(t, ap, edgeCron(t, "shop", "report", "u1", "web", false))
-			out := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Journal: j, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: after})
+			out := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Journal: j, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: after})
 			f := edge.Record(*out.Decision.Journal, []edge.Result{{Entry: 0, Outcome: edge.Refused, Message: "denied by plan other"}})
 			return &f
 		},
@@ -315,7 +318,7 @@ func TestDecideEdge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.plan()
-			in := reconcile.EdgeInput{Plan: p, Applications: tt.apps, JournalErr: tt.journalErr, Limits: tt.limits, Now: tt.now}
+			in := reconcile.EdgeInput{Executor: executor, Plan: p, Applications: tt.apps, JournalErr: tt.journalErr, Limits: tt.limits, Now: tt.now}
 			if tt.journal != nil {
 				in.Journal = tt.journal(t, p)
 			}
@@ -371,12 +374,12 @@ func TestDecideEdgeEvents(t *testing.T) {
 	t.Run("a pass repeated with the same condition repeats no event", func(t *testing.T) {
 		p := edgePlan(plan.PhaseActive)
 		live := []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", false)}
-		out := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Live: live, Now: start.Add(time.Hour)})
+		out := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Live: live, Now: start.Add(time.Hour)})
 		if len(out.Events) != 1 || out.Condition == nil {
 			t.Fatalf("first pass: events %+v, condition %+v", out.Events, out.Condition)
 		}
 		plan.SetCondition(p, *out.Condition, start.Add(time.Hour))
-		again := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Journal: out.Decision.Journal, Live: live, Now: start.Add(time.Hour + time.Minute)})
+		again := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Journal: out.Decision.Journal, Live: live, Now: start.Add(time.Hour + time.Minute)})
 		if len(again.Events) != 0 {
 			t.Errorf("second pass events %+v, want none", again.Events)
 		}
@@ -385,9 +388,9 @@ func TestDecideEdgeEvents(t *testing.T) {
 		p := edgePlan(plan.PhaseActive)
 		j := started(t, p, edgeCron(t, "shop", "report", "u1", "web", false))
 		p.Status.Phase = plan.PhaseCanceled
-		out := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Journal: j, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: start.Add(2 * time.Hour)})
+		out := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Journal: j, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: start.Add(2 * time.Hour)})
 		f := edge.Record(*out.Decision.Journal, []edge.Result{{Entry: 0, Outcome: edge.OwnershipConflict, Field: ".spec.suspend", Manager: "other-plan-tool"}})
-		out = reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Journal: &f, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: start.Add(2 * time.Hour)})
+		out = reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Journal: &f, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: start.Add(2 * time.Hour)})
 		if len(out.Events) != 1 || out.Events[0].Severity != reconcile.Warning || !strings.Contains(out.Events[0].Note, "shop/report") || !strings.Contains(out.Events[0].Note, "other-plan-tool") {
 			t.Errorf("events %+v", out.Events)
 		}
@@ -398,15 +401,15 @@ func TestDecideEdgeCrash(t *testing.T) {
 	t.Run("a pass after a crash between the journal and the patch finishes the start once, capturing nothing again", func(t *testing.T) {
 		p := edgePlan(plan.PhaseActive)
 		p.Finalizers = []string{edge.Finalizer}
-		first := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", false)}, Now: start.Add(time.Hour)})
+		first := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", false)}, Now: start.Add(time.Hour)})
 		persisted := first.Decision.Journal // written; the process died before the patch
 		// The patch landed after all? No: the object is as it was.
-		again := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Journal: persisted, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", false)}, Now: start.Add(2 * time.Hour)})
+		again := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Journal: persisted, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", false)}, Now: start.Add(2 * time.Hour)})
 		if len(again.Decision.Patches) != 1 || again.Decision.Patches[0].Restore || again.AddFinalizer {
 			t.Fatalf("patches %+v, add finalizer %v", again.Decision.Patches, again.AddFinalizer)
 		}
 		// The patch landed, then the process died before recording it.
-		patched := reconcile.DecideEdge(reconcile.EdgeInput{Plan: p, Journal: persisted, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: start.Add(2 * time.Hour)})
+		patched := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Journal: persisted, Live: []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", true)}, Now: start.Add(2 * time.Hour)})
 		j := patched.Decision.Journal
 		if len(patched.Decision.Patches) != 0 || j == nil || j.Phase != edge.Started || j.Entries[0].State != edge.Applied || j.Entries[0].Captured.Present {
 			t.Fatalf("patches %+v, journal %+v: want Started, Applied, the captured value still absent (never our own true)", patched.Decision.Patches, j)
@@ -436,4 +439,114 @@ func TestDecideRendersTheEdgeExecutor(t *testing.T) {
 			t.Fatalf("no action renders the executor exemption: %d actions, failure %+v", len(out.Actions), out.Failure)
 		}
 	})
+}
+
+func TestDecideEdgeExecutorAndAbandon(t *testing.T) {
+	during := start.Add(time.Hour)
+	cron := func(t *testing.T, suspended bool) []*unstructured.Unstructured {
+		return []*unstructured.Unstructured{edgeCron(t, "shop", "report", "u1", "web", suspended)}
+	}
+	// failedJournal is a canceled plan's journal whose restore met an
+	// ownership conflict.
+	failedJournal := func(t *testing.T, p *plan.ProtectionPlan) *edge.Journal {
+		j := started(t, p, cron(t, false)...)
+		p.Status.Phase = plan.PhaseCanceled
+		out := reconcile.DecideEdge(reconcile.EdgeInput{Executor: executor, Plan: p, Journal: j, Live: cron(t, true), Now: during})
+		f := edge.Record(*out.Decision.Journal, []edge.Result{{Entry: 0, Outcome: edge.OwnershipConflict, Field: ".spec.suspend", Manager: "kubectl-edit"}})
+		return &f
+	}
+	tests := []struct {
+		name    string
+		plan    func(t *testing.T) (*plan.ProtectionPlan, *edge.Journal, error)
+		noExec  bool
+		reason  string
+		patches int
+		add     bool
+		remove  bool
+		clear   bool
+		deleteJ bool
+	}{{
+		name:   "a plan with edge actions and no executor configured starts nothing and says why",
+		noExec: true,
+		plan: func(t *testing.T) (*plan.ProtectionPlan, *edge.Journal, error) {
+			return edgePlan(plan.PhaseActive), nil, nil
+		},
+		reason: reconcile.EdgeNoExecutor,
+	}, {
+		name:   "a journal without an executor configured keeps the finalizer and restores nothing",
+		noExec: true,
+		plan: func(t *testing.T) (*plan.ProtectionPlan, *edge.Journal, error) {
+			p := edgePlan(plan.PhaseActive)
+			j := started(t, p, cron(t, false)...)
+			p.Finalizers = []string{edge.Finalizer}
+			p.Status.Phase = plan.PhaseCanceled
+			return p, j, nil
+		},
+		reason: reconcile.EdgeNoExecutor,
+	}, {
+		name:   "a plan without edge actions nor journal and no executor is left alone, its stale finalizer removed",
+		noExec: true,
+		plan: func(t *testing.T) (*plan.ProtectionPlan, *edge.Journal, error) {
+			p := edgePlan(plan.PhaseActive)
+			p.Spec.EdgeActions = nil
+			p.Finalizers = []string{edge.Finalizer}
+			return p, nil, nil
+		},
+		remove: true,
+	}, {
+		name: "the abandon annotation gives up a failed restore: the journal goes, the finalizer too, the annotation is cleared",
+		plan: func(t *testing.T) (*plan.ProtectionPlan, *edge.Journal, error) {
+			p := edgePlan(plan.PhaseActive)
+			j := failedJournal(t, p)
+			p.Finalizers = []string{edge.Finalizer}
+			p.Annotations = map[string]string{reconcile.AnnotationEdgeAbandon: "alice"}
+			return p, j, nil
+		},
+		reason: reconcile.EdgeRestored, remove: true, clear: true, deleteJ: true,
+	}, {
+		name: "the abandon annotation on a journal without failures is cleared and abandons nothing",
+		plan: func(t *testing.T) (*plan.ProtectionPlan, *edge.Journal, error) {
+			p := edgePlan(plan.PhaseActive)
+			j := started(t, p, cron(t, false)...)
+			p.Finalizers = []string{edge.Finalizer}
+			p.Annotations = map[string]string{reconcile.AnnotationEdgeAbandon: "alice"}
+			return p, j, nil
+		},
+		reason: reconcile.EdgeStarted, clear: true,
+	}, {
+		name: "the abandon annotation gives up a journal that cannot be read: it is deleted, nothing restored",
+		plan: func(t *testing.T) (*plan.ProtectionPlan, *edge.Journal, error) {
+			p := edgePlan(plan.PhaseCanceled)
+			p.Finalizers = []string{edge.Finalizer}
+			p.Annotations = map[string]string{reconcile.AnnotationEdgeAbandon: "alice"}
+			return p, nil, errors.New("invalid character")
+		},
+		reason: reconcile.EdgeRestored, remove: true, clear: true, deleteJ: true,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, j, jerr := tt.plan(t)
+			in := reconcile.EdgeInput{Executor: executor, Plan: p, Journal: j, JournalErr: jerr, Live: cron(t, true), Now: during}
+			if tt.noExec {
+				in.Executor = ""
+			}
+			out := reconcile.DecideEdge(in)
+			reason := ""
+			if out.Condition != nil {
+				reason = out.Condition.Reason
+			}
+			if reason != tt.reason {
+				t.Errorf("condition %+v, want reason %q", out.Condition, tt.reason)
+			}
+			if len(out.Decision.Patches) != tt.patches || out.AddFinalizer != tt.add || out.RemoveFinalizer != tt.remove ||
+				out.ClearAbandon != tt.clear || out.Decision.DeleteJournal != tt.deleteJ {
+				t.Errorf("patches %d, add %v, remove %v, clear %v, delete journal %v; want %d, %v, %v, %v, %v",
+					len(out.Decision.Patches), out.AddFinalizer, out.RemoveFinalizer, out.ClearAbandon, out.Decision.DeleteJournal,
+					tt.patches, tt.add, tt.remove, tt.clear, tt.deleteJ)
+			}
+			if tt.deleteJ && j != nil && (out.Decision.Finished == nil || !strings.Contains(out.Decision.Finished.AbandonedBy, "alice")) {
+				t.Errorf("finished journal %+v, want it abandoned by alice", out.Decision.Finished)
+			}
+		})
+	}
 }

@@ -26,6 +26,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/examples/internal/buildinfo"
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
@@ -53,6 +54,9 @@ type options struct {
 	facts                   kube.Facts
 	enforcementCheck, probe bool
 	kyvernoNamespace        string
+	edgeExecutor            string
+	edgeMaxParticipants     int
+	edgeMaxJournalBytes     int
 }
 
 // parseFlags reads the command line. Unsupported targets are refused here,
@@ -77,6 +81,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.enforcementCheck, "enforcement-check", true, "read the enforcer each pass (Kyverno's webhooks, PolicyExceptions and ConfigMap, the guard) into the EnforcementVerified condition")
 	fs.BoolVar(&o.probe, "probe", true, "send each pass the server-side dry-runs the plans' policies must refuse (with --enforcement-check)")
 	fs.StringVar(&o.kyvernoNamespace, "kyverno-namespace", kube.DefaultKyvernoNamespace, "namespace of Kyverno's ConfigMap kyverno")
+	fs.StringVar(&o.edgeExecutor, "edge-executor", "", "service account (namespace:name) the operator impersonates, with the user-info extra "+render.EdgeExtraKey+" naming the plan, to carry out plans' edge actions; each plan's own freeze exempts exactly these writes (empty: edge actions are not carried out, condition EdgeActions NoExecutor). Needs --release-namespace, where the journals' Secrets live")
+	fs.IntVar(&o.edgeMaxParticipants, "edge-max-participants", 0, "most participants of one plan's edge actions (0: 256)")
+	fs.IntVar(&o.edgeMaxJournalBytes, "edge-max-journal-bytes", 0, "largest journal of one plan's edge actions, in bytes (0: 512 KiB)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	o.zap.BindFlags(fs)       // --zap-devel, --zap-encoder, --zap-log-level, ...: JSON logs by default
 	o.facts.RegisterFlags(fs) // the API server's flags: plans applied with kubectl are validated against them
@@ -160,6 +167,9 @@ func run(ctx context.Context, args []string) error {
 		NoEnforcementCheck: !o.enforcementCheck,
 		NoProbe:            !o.probe,
 		KyvernoNamespace:   o.kyvernoNamespace,
+
+		EdgeExecutor: o.edgeExecutor,
+		EdgeLimits:   edge.Limits{MaxParticipants: o.edgeMaxParticipants, MaxJournalBytes: o.edgeMaxJournalBytes},
 	}, mgr)
 	if err != nil {
 		return err

@@ -61,6 +61,17 @@ var notExercised = map[string]string{
 	"list validatingadmissionpolicybindings.admissionregistration.k8s.io":   "target vap",
 	"patch validatingadmissionpolicybindings.admissionregistration.k8s.io":  "target vap",
 	"delete validatingadmissionpolicybindings.admissionregistration.k8s.io": "target vap",
+	"patch protectionplans.telark.io":                                       "edge actions: the restore finalizer and the abandon annotation (this run's plan has none, and no --edge-executor)",
+	"list horizontalpodautoscalers.autoscaling":                             "edge actions: scale-to reads the HPAs (this run's plan has none)",
+	"list applications.argoproj.io":                                         "edge actions: pause-argocd-sync (this run's plan has none)",
+	"list kustomizations.kustomize.toolkit.fluxcd.io":                       "edge actions: suspend-flux (this run's plan has none)",
+	"list helmreleases.helm.toolkit.fluxcd.io":                              "edge actions: suspend-flux (this run's plan has none)",
+	"get secrets":                 "edge actions: the journals in the release namespace (this run's plan has none)",
+	"create secrets":              "edge actions: a journal written at a start (this run's plan has none)",
+	"update secrets":              "edge actions: a journal's results recorded (this run's plan has none)",
+	"delete secrets":              "edge actions: a journal deleted once restored (this run's plan has none)",
+	"impersonate serviceaccounts": "edge actions: the patches sent as --edge-executor (this run has none)",
+	"impersonate userextras/protectionplans.telark.io/plan.authentication.k8s.io": "edge actions: the extra naming the plan on the executor's patches (this run has none)",
 }
 
 // forbidden records the requests the API server refused with 403.

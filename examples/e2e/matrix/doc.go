@@ -73,6 +73,19 @@
 // admissions, and on vap audited and exempt requests must answer the
 // plan's warning and admitted ones none.
 //
+// TestEdgeActions (edge_e2e_test.go) carries out a plan's edge actions
+// (issue 24) with an operator of its own per target, on an injected clock
+// and impersonating the edge executor: Argo CD's Application and Flux's
+// Kustomization CRDs installed from their released files
+// (testdata/edge/README.md), CronJobs suspended and restored (an already
+// suspended one untouched), the Application's automated sync and the
+// Kustomization paused and restored, a Deployment scaled to 0 through
+// /scale and back; each action's write admitted as the executor naming
+// the plan, refused as the admin or naming another plan; on kyverno-cel
+// the first operator dies between the journal and the patches
+// (Config.OnCrash) and a second finishes the start, capturing nothing
+// again.
+//
 // Files: main_e2e_test.go starts the harness and the operators and counts
 // their writes; targets_ names the targets and runs them; objects_ and
 // doors_ define the fixtures and the doors; answers_ reads refusals,

@@ -40,6 +40,11 @@ const (
 	CrashAfterReportWrite CrashPoint = "after-report-write"
 )
 
+// CrashEdgeAfterJournal: a start's (or a restore's) journal is
+// persisted, none of its patches sent. It is not in CrashPoints (not in a
+// final pass): the edge actions' fault tests name it.
+const CrashEdgeAfterJournal CrashPoint = "edge-after-journal"
+
 // CrashPoints lists every crash point, in the order a final pass reaches
 // them.
 func CrashPoints() []CrashPoint {
@@ -57,18 +62,24 @@ func ParseCrashPoint(s string) (CrashPoint, error) {
 	if s == "" {
 		return "", nil
 	}
+	if s == string(CrashEdgeAfterJournal) {
+		return CrashEdgeAfterJournal, nil
+	}
 	return "", fmt.Errorf("%s=%q: want one of %v", CrashEnvVar, s, CrashPoints())
 }
 
 // crashAt kills the process at point p when Config.CrashAt names it.
-func (r *reconciler) crashAt(p CrashPoint) {
+// With Config.OnCrash (or a unit test's hook) it calls that instead, and
+// reports true: the caller stops its pass there, as the process would
+// have.
+func (r *reconciler) crashAt(p CrashPoint) bool {
 	if r.cfg.CrashAt == "" || r.cfg.CrashAt != p {
-		return
+		return false
 	}
 	r.log.Info("fault injection: killing the process", "point", p)
 	if r.crash != nil {
 		r.crash(p)
-		return
+		return true
 	}
 	self, err := os.FindProcess(os.Getpid())
 	if err == nil {

@@ -20,6 +20,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/telark/protectionplans/approval"
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
@@ -90,6 +91,19 @@ type Config struct {
 	// zero is reconcile.DefaultReconciledEvery, negative stamps nothing
 	// (a steady-state measurement longer than the interval).
 	ReconciledEvery time.Duration
+	// EdgeExecutor is the service account (namespace:name) the operator
+	// impersonates to carry out plans' edge actions, with the user-info
+	// extra render.EdgeExtraKey naming the plan: what each plan's own
+	// freeze exempts (reconcile.Settings.EdgeExecutor). Empty carries
+	// none out (condition EdgeActions NoExecutor). It needs
+	// Facts.ReleaseNamespace, where the journals' Secrets live.
+	EdgeExecutor string
+	// EdgeLimits bound a plan's edge actions; zero fields take edge's
+	// defaults (256 participants, a 512 KiB journal).
+	EdgeLimits edge.Limits
+	// OnCrash, when set, is called at CrashAt instead of killing the
+	// process, and the pass stops there (in-process fault tests).
+	OnCrash func(CrashPoint)
 	// CrashAt is a fault-injection hook for the crash tests: the process
 	// kills itself with SIGKILL when a pass reaches this point (see
 	// CrashEnvVar). Empty, the default, never crashes.
@@ -126,6 +140,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if _, err := ParseCrashPoint(string(cfg.CrashAt)); err != nil {
 		return cfg, err
+	}
+	if cfg.EdgeExecutor != "" && cfg.Facts.ReleaseNamespace == "" {
+		return cfg, fmt.Errorf("edge executor %q: the release namespace, where the edge journals live, is not set", cfg.EdgeExecutor)
 	}
 	return cfg, nil
 }
@@ -256,6 +273,11 @@ func New(cfg Config, mgr manager.Manager) (*Operator, error) {
 	registerActivationMetric()
 	registerLivenessMetrics(cfg.Timing)
 	r := newReconciler(cfg, mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorder(FieldManager))
+	if cfg.EdgeExecutor != "" {
+		if r.edge, err = newImpersonator(mgr.GetConfig(), cfg.EdgeExecutor); err != nil {
+			return nil, err
+		}
+	}
 	l := newLoop(r, mgr.GetCache())
 	if err := mgr.Add(l); err != nil {
 		return nil, err

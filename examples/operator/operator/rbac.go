@@ -12,6 +12,9 @@ package operator
 // Plans: the cache watches them; kubectl-made plans get their creator's
 // spec fields filled in (plan.Create) and every pass writes status.
 // +kubebuilder:rbac:groups=telark.io,resources=protectionplans,verbs=list;watch;update
+// The edge restore finalizer added and removed, and the edge abandon
+// annotation cleared: a merge patch of the plan's metadata.
+// +kubebuilder:rbac:groups=telark.io,resources=protectionplans,verbs=patch
 // +kubebuilder:rbac:groups=telark.io,resources=protectionplans/status,verbs=update
 
 // No CRD write permission (list only, below, for the custom kinds plans
@@ -57,6 +60,22 @@ package operator
 // +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets;daemonsets,verbs=list
 // +kubebuilder:rbac:groups=batch,resources=cronjobs;jobs,verbs=list
 // +kubebuilder:rbac:groups="",resources=services;configmaps;secrets;persistentvolumeclaims,verbs=list
+
+// Edge actions (--edge-executor): the objects they touch or read, listed
+// cluster-wide (Argo CD and Flux objects live outside the scope they
+// deploy into); the journals' Secrets in the release namespace only
+// (read, written before any patch, deleted once restored); and the
+// impersonation of exactly the executor service account with the
+// user-info extra naming the plan. The executor's own rights, to patch
+// what the actions change, are config/rbac/edge-executor/role.yaml
+// (examples/operator/edgeexecutor). RBAC cannot bound the extra's value.
+// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=list
+// +kubebuilder:rbac:groups=argoproj.io,resources=applications,verbs=list
+// +kubebuilder:rbac:groups=kustomize.toolkit.fluxcd.io,resources=kustomizations,verbs=list
+// +kubebuilder:rbac:groups=helm.toolkit.fluxcd.io,resources=helmreleases,verbs=list
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update;delete,namespace=telark-system
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate,resourceNames=edge-executor
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=userextras/protectionplans.telark.io/plan,verbs=impersonate
 
 // Events on the plans (controller-runtime's events.k8s.io recorder) and
 // the leader election's (core events).

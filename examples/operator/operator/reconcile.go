@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/health"
@@ -34,8 +35,12 @@ type reconciler struct {
 	recorder events.EventRecorder
 	store    *store.FS
 	log      logr.Logger
-	// crash replaces the SIGKILL of Config.CrashAt (unit tests).
+	// crash replaces the SIGKILL of Config.CrashAt (unit tests, and
+	// Config.OnCrash).
 	crash func(CrashPoint)
+	// edge sends the edge actions' patches as the executor; nil without
+	// Config.EdgeExecutor.
+	edge EdgeSender
 
 	lastCheckpoint time.Time
 	// samples caches the last health sample of each plan's health file.
@@ -50,14 +55,14 @@ type reconciler struct {
 // clients c and reader.
 func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder events.EventRecorder) *reconciler {
 	r := &reconciler{cfg: cfg, c: c, kube: kube.New(reader, cfg.Facts), recorder: recorder, log: cfg.Log,
-		samples: map[string]*report.HealthSample{}}
+		samples: map[string]*report.HealthSample{}, crash: cfg.OnCrash}
 	r.store = store.New(cfg.ReportsDir, store.OnRecovered(r.fileRecovered))
 	return r
 }
 
 func (r *reconciler) settings() reconcile.Settings {
 	return reconcile.Settings{Target: r.cfg.Target, Compact: r.cfg.Compact, Clock: r.cfg.ClockPolicies, Lead: r.cfg.Lead, Warnings: r.cfg.Warnings, Repair: true, Approval: r.cfg.Approval,
-		Probe: !r.cfg.NoProbe && !r.cfg.NoEnforcementCheck, ReconciledEvery: r.reconciledEvery()}
+		Probe: !r.cfg.NoProbe && !r.cfg.NoEnforcementCheck, ReconciledEvery: r.reconciledEvery(), EdgeExecutor: r.cfg.EdgeExecutor}
 }
 
 // reconciledEvery is Config.ReconciledEvery, defaulted.
@@ -246,6 +251,17 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 	}
 	r.events(out.Plan, out.Events)
 	setVerified(out.Plan)
+	if len(cur.Spec.EdgeActions) > 0 || slices.Contains(cur.Finalizers, edge.Finalizer) || cur.Annotations[reconcile.AnnotationEdgeAbandon] != "" {
+		rec := out.Record
+		if rec == nil {
+			rec = in.Record
+		}
+		var apps []plan.Application
+		if rec != nil {
+			apps = rec.Applications
+		}
+		r.edgePass(ctx, cur, apps, cals, now)
+	}
 	if out.Record != nil {
 		if err := r.store.SaveRecord(stored.Name, out.Record); err != nil {
 			r.fail("report", err, "recording the plan's run", "plan", stored.Name)
