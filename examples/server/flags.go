@@ -96,14 +96,6 @@ func run(args []string, stderr io.Writer) int {
 	if cfg.Client, err = NewClient(restCfg); err != nil {
 		return fail(err)
 	}
-	if cfg.Target == render.TargetAuto {
-		choice, err := kube.ResolveTarget(cfg.Client.RESTMapper(), cfg.Target)
-		if err != nil {
-			return fail(err)
-		}
-		cfg.Target = choice.Target
-		log.Info("render target chosen", "target", choice.Target, "reason", choice.Reason)
-	}
 	network, addr := "tcp", *listen
 	if p, ok := strings.CutPrefix(addr, "unix:"); ok {
 		network, addr = "unix", p

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -46,7 +47,9 @@ type Config struct {
 	Approval approval.Config
 	// Target is the render target the operator runs with (its --target):
 	// health refresh renders for it and lists its policy kinds. Empty
-	// means render's default.
+	// means render's default; render.TargetAuto is chosen at New from
+	// what the cluster serves, as the operator chooses (the command's
+	// default).
 	Target render.Target
 	// Compact is the operator's --compact: health refresh renders the
 	// compact layout.
@@ -103,6 +106,16 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
+	}
+	if cfg.Target == render.TargetAuto {
+		// Resolved here, not in the command, so that an embedder (and the
+		// end-to-end tests) passing no target choose as --target=auto does.
+		choice, err := kube.ResolveTarget(cfg.Client.RESTMapper(), cfg.Target)
+		if err != nil {
+			return nil, fmt.Errorf("server: target auto: %w", err)
+		}
+		cfg.Target = choice.Target
+		cfg.Log.Info("render target chosen", "target", choice.Target, "reason", choice.Reason)
 	}
 	facts := kube.Facts{ReleaseNamespace: cfg.ReleaseNamespace, Excluded: cfg.Excluded}
 	s := &Server{
