@@ -32,6 +32,11 @@ type Carried struct {
 	// Errs are transient errors (timeouts, conflicts): the next pass
 	// decides again.
 	Errs []error
+	// Warnings are the warnings the API server returned to these writes
+	// (its 299 Warning headers), as the embedder's client collected them
+	// (client-go's rest.WarningHandlerWithContext): CarryOut does not see
+	// them. Decide says which to show (plan.ConditionAPIWarnings).
+	Warnings []string
 }
 
 // Err joins the transient errors.

@@ -89,6 +89,7 @@ func Decide(in Input) Output {
 	if d.before == plan.PhaseActive && d.p.Status.Phase == plan.PhaseActive && !d.deploying() {
 		d.out.Repairs = c.Done
 	}
+	d.surfaceWarnings(c)
 	d.legacyFinal()
 	d.out.Plan = d.p
 	d.out.StatusChanged = d.stampReconciled(!equality.Semantic.DeepEqual(d.stored.Status, d.p.Status))

@@ -102,4 +102,9 @@ type Output struct {
 	// Retry says why a plan applied with kubectl was left as it is (a
 	// lookup failed); the next pass tries again.
 	Retry error
+	// Warnings are the API server's warnings to this pass's writes
+	// (Carried.Warnings) that the plan shows for the first time: log
+	// them. Each also has an EventAPIWarning in Events and a line in
+	// plan.ConditionAPIWarnings; a warning already shown is in neither.
+	Warnings []string
 }

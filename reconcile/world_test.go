@@ -42,6 +42,9 @@ type world struct {
 	// crashAfterStatus stops a pass after its first status write (a
 	// process killed there).
 	crashAfterStatus bool
+	// warn, when set, is the API server's warnings to a write (its 299
+	// Warning headers), as the embedder's client collects them.
+	warn func(health.Action) []string
 	// probe answers the pass's probes (Settings.Probe); probes counts
 	// them.
 	probe  func(health.Probe) health.ProbeAnswer
@@ -186,6 +189,11 @@ func (w *world) passPlan(id string, now time.Time) reconcile.Output {
 	}
 	if len(out.Actions) > 0 {
 		in.Carried = reconcile.CarryOut(out.Actions, w.do)
+		if w.warn != nil {
+			for _, a := range in.Carried.Done {
+				in.Carried.Warnings = append(in.Carried.Warnings, w.warn(a)...)
+			}
+		}
 		out = reconcile.Decide(in)
 	}
 	if len(out.Probes) > 0 {
