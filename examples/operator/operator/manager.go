@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -220,12 +219,9 @@ func NewManager(cfg *rest.Config, o ManagerOptions) (manager.Manager, error) {
 		o.HealthProbeBindAddress = "0"
 	}
 	// The API server answers every write of a kyverno.io/v1 Policy with
-	// the same deprecation warning: log each distinct warning once, not
-	// on every apply (controller-runtime's default logs them all).
-	if cfg.WarningHandler == nil && cfg.WarningHandlerWithContext == nil {
-		cfg = rest.CopyConfig(cfg)
-		cfg.WarningHandlerWithContext = ctrllog.NewKubeAPIWarningLogger(ctrllog.KubeAPIWarningLoggerOptions{Deduplicate: true})
-	}
+	// the same deprecation warning: the plans' writes collect theirs for
+	// package reconcile to show once (warnings.go).
+	cfg = withWarningHandler(cfg)
 	return manager.New(cfg, manager.Options{
 		Scheme:                        s,
 		LeaderElection:                o.LeaderElection,

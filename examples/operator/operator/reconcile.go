@@ -206,7 +206,9 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		r.crashAt(CrashBeforePolicyWrites)
 	}
 	if len(out.Actions) > 0 {
-		in.Carried = reconcile.CarryOut(out.Actions, r.do(ctx))
+		wctx, warned := collectWarnings(ctx)
+		in.Carried = reconcile.CarryOut(out.Actions, r.do(wctx))
+		in.Carried.Warnings = warned.all()
 		out = reconcile.Decide(in)
 	}
 	if len(out.Probes) > 0 {
@@ -250,6 +252,9 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		return out
 	}
 	r.events(out.Plan, out.Events)
+	for _, w := range out.Warnings { // shown once per plan: reconcile decides
+		log.Info("the API server warned about the plan's policies", "warning", w)
+	}
 	setVerified(out.Plan)
 	if len(cur.Spec.EdgeActions) > 0 || slices.Contains(cur.Finalizers, edge.Finalizer) || cur.Annotations[reconcile.AnnotationEdgeAbandon] != "" {
 		rec := out.Record
