@@ -39,9 +39,9 @@ func TestE2E_BreakGlass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	createNamespace(ctx, t, c, "telark-system")
+	installGenerated(ctx, t, env)
 	reportsDir := filepath.Join(t.TempDir(), "reports")
-	api := startServerE2E(ctx, t, c, reportsDir)
+	api := startServerE2E(ctx, t, env, reportsDir, render.TargetAuto)
 
 	for _, target := range render.Targets() {
 		t.Run(string(target), func(t *testing.T) { breakGlassOn(ctx, t, env, c, api, reportsDir, target) })
@@ -52,8 +52,9 @@ func breakGlassOn(ctx context.Context, t *testing.T, env *harness.Env, c client.
 	ns, id := "bg-"+string(target), "bg-"+string(target)
 	createWeb(ctx, t, c, ns)
 
-	// The operator with this target, until this subtest ends.
-	startOperatorE2E(ctx, t, env, reportsDir, target, 5*time.Second)
+	// The operator with this target, until this subtest ends, set as a
+	// user would (targetFlag).
+	startOperatorE2E(ctx, t, env, reportsDir, targetFlag(target), 5*time.Second)
 
 	code, body := api.do("POST", "/api/v1/plans", "alice", fmt.Sprintf(`{"metadata":{"name":%q},"spec":{
 		"name":"Break-glass %s","scope":{"namespaces":[%q]},"templates":[{"name":"scaling"}],

@@ -34,6 +34,7 @@ import (
 
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/examples/e2e/harness"
+	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/overview"
 	"github.com/telark/protectionplans/plan"
@@ -50,14 +51,15 @@ func TestE2E_CreateRefuseFeedCancelReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	createNamespace(ctx, t, c, "telark-system")
+	installGenerated(ctx, t, env)
 	createWeb(ctx, t, c, "shop")
 
 	// The operator, in process: a 1 s tick, checkpoints every 10 s; the
-	// server on loopback.
+	// server on loopback. Both with no target (auto: kyverno-cel here) and
+	// as their ServiceAccounts.
 	reportsDir := filepath.Join(t.TempDir(), "reports")
-	startOperatorE2E(ctx, t, env, reportsDir, "", 10*time.Second)
-	api := startServerE2E(ctx, t, c, reportsDir)
+	startOperatorE2E(ctx, t, env, reportsDir, render.TargetAuto, 10*time.Second)
+	api := startServerE2E(ctx, t, env, reportsDir, render.TargetAuto)
 
 	// 1. Create an enforcing plan on shop through the API.
 	code, body := api.do("POST", "/api/v1/plans", "alice", `{"metadata":{"name":"shop-freeze"},"spec":{
@@ -147,22 +149,47 @@ func TestE2E_CreateRefuseFeedCancelReport(t *testing.T) {
 	}
 }
 
-// startOperatorE2E runs the operator in this process with target (the
-// default when empty), a 1 s tick and checkpoints every checkpoint, until
-// the test ends; it returns once the first pass (which installs the CRD)
-// is done.
+// targetFlag is the --target a user gives the operator to run with target
+// on the harness: none (auto) for kyverno-cel, which auto picks where
+// Kyverno 1.19 runs; the target itself for kyverno and vap, as
+// config/overlays/<target> pins it (a plan carries no target).
+func targetFlag(target render.Target) render.Target {
+	if target == render.TargetKyvernoCEL {
+		return render.TargetAuto
+	}
+	return target
+}
+
+// installGenerated installs what config/default would for the two
+// binaries to run as their ServiceAccounts: the CRD, the ServiceAccounts,
+// the generated roles and their bindings (harness.InstallGenerated).
+func installGenerated(ctx context.Context, t *testing.T, env *harness.Env) {
+	t.Helper()
+	if err := env.InstallGenerated(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startOperatorE2E runs the operator in this process as its ServiceAccount
+// (only the generated RBAC) with target (render.TargetAuto: the command's
+// default), a 1 s tick and checkpoints every checkpoint, until the test
+// ends; it returns once the first pass is done.
 func startOperatorE2E(ctx context.Context, t *testing.T, env *harness.Env, reportsDir string, target render.Target, checkpoint time.Duration) {
 	t.Helper()
-	mgr, err := operator.NewManager(env.Config, operator.ManagerOptions{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+	mgr, err := operator.NewManager(env.ConfigAs(harness.OperatorServiceAccount), operator.ManagerOptions{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := operator.New(operator.Config{ReportsDir: reportsDir, InstallCRD: true, Log: logr.Discard(), Target: target,
+	op, err := operator.New(operator.Config{ReportsDir: reportsDir, Log: logr.Discard(), Target: target,
+		Facts:              kube.Facts{ReleaseNamespace: harness.ReleaseNamespace},
 		Timing:             reconcile.Timing{TickInterval: time.Second, ReportCheckpoint: checkpoint},
 		NoEnforcementCheck: true, // proven in e2e/faults (TestEnforcementVerified)
 	}, mgr)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if target == render.TargetAuto && op.Target() != render.TargetKyvernoCEL {
+		t.Errorf("with no target the operator chose %s; with Kyverno 1.19 on the harness it must choose kyverno-cel", op.Target())
 	}
 	opCtx, opStop := context.WithCancel(ctx)
 	opDone := make(chan error, 1)
@@ -181,15 +208,20 @@ func startOperatorE2E(ctx context.Context, t *testing.T, env *harness.Env, repor
 	waitFor(ctx, t, "the operator's first pass", func() (bool, string) { return op.Passes() > 0, "no pass yet" })
 }
 
-// startServerE2E serves the API on loopback in shared-secret mode until
-// the test ends.
-func startServerE2E(ctx context.Context, t *testing.T, c client.Client, reportsDir string) *apiClient {
+// startServerE2E serves the API on loopback in shared-secret mode, as its
+// ServiceAccount (only the generated RBAC), with target
+// (render.TargetAuto: the command's default), until the test ends.
+func startServerE2E(ctx context.Context, t *testing.T, env *harness.Env, reportsDir string, target render.Target) *apiClient {
 	t.Helper()
 	roles, err := approval.ParseRoleBindings([]byte(testRoles))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Client: c, Roles: roles, ReleaseNamespace: "telark-system", ReportsDir: reportsDir,
+	c, err := NewClient(env.ConfigAs(harness.ServerServiceAccount))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{Client: c, Roles: roles, ReleaseNamespace: harness.ReleaseNamespace, ReportsDir: reportsDir, Target: target,
 		Identity: Identity{Mode: SharedSecret, Secret: []byte(testSecret)},
 		Excluded: ExcludedNamespaces{Static: []string{"kube-system"}},
 		Log:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
