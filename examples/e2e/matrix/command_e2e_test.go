@@ -15,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/telark/protectionplans/examples/e2e/harness"
+	"github.com/telark/protectionplans/render"
 )
 
 // The operator command, built once for the package's runs.
@@ -25,8 +28,10 @@ var (
 )
 
 // testCommand builds the operator command (examples/operator) and runs it
-// against the cluster with its flags (--target of the run), as a second
-// replica: it installs the CRD, serves its probes and metrics on loopback,
+// against the cluster as its ServiceAccount (a kubeconfig that
+// impersonates it), with the flags config/manager gives it (no CRD
+// install) and the run's --target (none for kyverno-cel), as a second
+// replica: it serves its probes and metrics on loopback,
 // stays standby while the in-process operator leads (same Lease), and
 // stops cleanly on SIGTERM.
 func testCommand(t *testing.T) {
@@ -48,16 +53,24 @@ func testCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	kubeconfig, err := s.env.KubeconfigAs(harness.OperatorServiceAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
-	cmd := exec.Command(bin,
-		"--kubeconfig="+s.env.KubeconfigPath,
-		"--target="+string(tgt.target),
-		"--reports-dir="+t.TempDir(),
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--install-crd=false",
+		"--reports-dir=" + t.TempDir(),
 		"--leader-elect=true",
-		"--leader-election-namespace="+leaseNamespace,
-		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(mport),
-		"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(hport),
-	)
+		"--leader-election-namespace=" + leaseNamespace,
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(mport),
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(hport),
+	}
+	if tgt.flag != render.TargetAuto {
+		args = append(args, "--target="+string(tgt.flag))
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(cmd.Environ(), "PROTECTION_PLAN_TICK_INTERVAL_SEC=2", "PROTECTION_PLAN_REPORT_CHECKPOINT_SEC=10")
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -116,5 +129,5 @@ func testCommand(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the command did not stop within 30 s of SIGTERM\n%s", out.String())
 	}
-	t.Logf("the operator command with --target=%s started (CRD applied, /readyz and /metrics on 127.0.0.1), stayed standby, stopped on SIGTERM", tgt.target)
+	t.Logf("the operator command (--target=%s) as its ServiceAccount started (/readyz and /metrics on 127.0.0.1), stayed standby, stopped on SIGTERM", tgt.flag)
 }

@@ -7,12 +7,22 @@
 //
 // One control plane and one Kyverno serve every test of the package
 // (TestMain). TestKyverno, TestKyvernoCEL and TestVAP run one after the
-// other (targets_e2e_test.go): each starts the operator in-process with
-// --target (ticking every 2 s), runs the subtests below on objects of its
+// other (targets_e2e_test.go): each starts the operator in-process
+// (ticking every 2 s), runs the subtests below on objects of its
 // own (namespaces, plans and applications prefixed "", "cel-", "vap-"),
 // then deletes its plans, waits until the operator swept their policies,
 // and stops the operator. One operator at a time: a plan carries no
 // target, so operators of two targets would fight over the same plans.
+//
+// The operator runs as config/default deploys it: TestMain installs
+// config/crd and config/rbac (harness.InstallGenerated), and the operator
+// (in-process, and the command) is its ServiceAccount, impersonated, so
+// it has only the roles generated from its +kubebuilder:rbac markers; a
+// permission the suite needs and the markers lack fails here. The target
+// is chosen as a user chooses it: TestKyvernoCEL gives no --target (auto
+// picks kyverno-cel where Kyverno 1.19 runs, and the test checks it did);
+// TestKyverno and TestVAP pass --target, as config/overlays/<target>
+// does, since a plan carries no target and auto never picks them here.
 //
 //   - lifecycle: window edges, cancel, approval, a failure retried, drift
 //     repaired within a tick (a policy deleted, its failure action flipped
@@ -43,8 +53,8 @@
 //     event, report or ledger entry exists), and no write by the operator
 //     in the steady state;
 //   - metrics (every counter moved during the run), loopback-only
-//     listeners, and the operator command with --target as a standby
-//     replica.
+//     listeners, and the operator command (as its ServiceAccount, the
+//     run's --target or none) as a standby replica.
 //
 // TestAdmissionLatency (latency_e2e_test.go) measures what the policies
 // of each target cost at admission, without an operator: interleaved

@@ -391,7 +391,7 @@ func testLeaderElection(t *testing.T) {
 	t.Parallel()
 	w := &writeCounter{}
 	var addr string
-	mgr, op, err := newOperator(s.env, tgt.target, t.TempDir(), w, filepath.Join(s.env.Dir, "operator-standby.log"), &addr)
+	mgr, op, err := newOperator(s.env, tgt.flag, t.TempDir(), w, filepath.Join(s.env.Dir, "operator-standby.log"), &addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -38,8 +35,9 @@ const tick = 2 * time.Second
 // 10 s is the smallest reconcile.LoadTiming accepts).
 const checkpointEvery = 10 * time.Second
 
-// leaseNamespace holds the operator's leader election Lease.
-const leaseNamespace = "protectionplans-system"
+// leaseNamespace holds the operator's leader election Lease: the release
+// namespace config/rbac grants it Leases in.
+const leaseNamespace = harness.ReleaseNamespace
 
 // suite is what every test of the package shares: one control plane with
 // Kyverno and one admin client. The operator runs per target (runTarget):
@@ -103,8 +101,12 @@ func run(m *testing.M) (code int) {
 	return code
 }
 
-// newSuite makes the admin client and the operator's lease namespace.
+// newSuite installs the CRD and the generated RBAC (the operator runs as
+// its ServiceAccount) and makes the admin client.
 func newSuite(ctx context.Context, env *harness.Env) (*suite, error) {
+	if err := env.InstallGenerated(ctx); err != nil {
+		return nil, err
+	}
 	scheme, err := operator.Scheme()
 	if err != nil {
 		return nil, err
@@ -113,9 +115,6 @@ func newSuite(ctx context.Context, env *harness.Env) (*suite, error) {
 	cfg.WarningHandlerWithContext = warningCollector{}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
-		return nil, err
-	}
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
 	return &suite{env: env, c: c, started: time.Now()}, nil
@@ -155,14 +154,18 @@ func (warningCollector) HandleWarningHeaderWithContext(ctx context.Context, code
 	}
 }
 
-// startOperator starts the operator in this process with target: leader
-// election on, a 2 s tick, metrics and probes on loopback ports chosen now.
-// It becomes s.run until stopOperator.
-func startOperator(ctx context.Context, target render.Target, dir string) (*opRun, error) {
+// startOperator starts the operator in this process with the --target
+// flag (render.TargetAuto: none given) and checks it runs with target:
+// leader election on, a 2 s tick, metrics and probes on loopback ports
+// chosen now. It becomes s.run until stopOperator.
+func startOperator(ctx context.Context, flag, target render.Target, dir string) (*opRun, error) {
 	r := &opRun{target: target, reportsDir: filepath.Join(dir, "reports"), writes: &writeCounter{}}
-	mgr, op, err := newOperator(s.env, target, r.reportsDir, r.writes, filepath.Join(dir, "operator.log"), &r.metricsAddr)
+	mgr, op, err := newOperator(s.env, flag, r.reportsDir, r.writes, filepath.Join(dir, "operator.log"), &r.metricsAddr)
 	if err != nil {
 		return nil, err
+	}
+	if op.Target() != target {
+		return nil, fmt.Errorf("the operator with --target=%s runs with %s, want %s", flag, op.Target(), target)
 	}
 	r.op, r.mgr = op, mgr
 	opCtx, opCancel := context.WithCancel(ctx)
@@ -199,11 +202,14 @@ func startOperator(ctx context.Context, target render.Target, dir string) (*opRu
 	return r, nil
 }
 
-// newOperator builds an operator as cmd/operator does, with
-// reconcile.LoadTiming reading the test's environment: tick 2 s, checkpoints
-// every 10 s. Every request of its clients goes through w.
+// newOperator builds an operator as cmd/operator does as config/default
+// deploys it (its ServiceAccount, impersonated: only the generated RBAC;
+// the CRD installed by config/, not by the operator), with
+// reconcile.LoadTiming reading the test's environment: tick 2 s,
+// checkpoints every 10 s. target is its --target (render.TargetAuto: the
+// default). Every request of its clients goes through w.
 func newOperator(env *harness.Env, target render.Target, reportsDir string, w *writeCounter, logPath string, metricsAddr *string) (manager.Manager, *operator.Operator, error) {
-	cfg := rest.CopyConfig(env.Config)
+	cfg := env.ConfigAs(harness.OperatorServiceAccount)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &countingTransport{next: rt, w: w} })
 	timing, err := reconcile.LoadTiming(func(k string) (string, bool) {
 		v, ok := map[string]string{
@@ -241,7 +247,6 @@ func newOperator(env *harness.Env, target render.Target, reportsDir string, w *w
 		Target:     target,
 		ReportsDir: reportsDir,
 		Timing:     timing,
-		InstallCRD: true,
 		Log:        log,
 		// The enforcement check and its probes (dry-run creates, and a
 		// condition that settles as Kyverno loads the policies) are

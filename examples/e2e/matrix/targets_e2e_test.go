@@ -23,10 +23,16 @@ import (
 )
 
 // The three render targets, one after the other, on the one control plane:
-// for each, an operator with --target, the lifecycle, the matrix, the
-// metrics; then every plan of the run is deleted, the operator sweeps its
-// policies, and it stops. One operator at a time: plans carry no target,
-// so two operators with different targets would fight over them.
+// for each, an operator as its ServiceAccount (only the generated RBAC),
+// the lifecycle, the matrix, the metrics; then every plan of the run is
+// deleted, the operator sweeps its policies, and it stops. One operator at
+// a time: plans carry no target, so two operators with different targets
+// would fight over them.
+//
+// The target is set as a user sets it (targetSpec.flag): kyverno-cel by no
+// --target at all (auto, which picks it where Kyverno 1.19 runs), kyverno
+// and vap by --target, as config/overlays/<target> pins them: a plan
+// carries no target, and auto never picks them on this cluster.
 
 func TestKyverno(t *testing.T)    { runTarget(t, render.TargetKyverno) }
 func TestKyvernoCEL(t *testing.T) { runTarget(t, render.TargetKyvernoCEL) }
@@ -45,7 +51,10 @@ type targetSpec struct {
 	prefix string
 	// suffix is appended to the plans' display names.
 	suffix string
-	kinds  []schema.GroupVersionKind
+	// flag is the operator's --target for the target: render.TargetAuto
+	// (none given) where auto picks it on the harness.
+	flag  render.Target
+	kinds []schema.GroupVersionKind
 }
 
 func specOf(target render.Target) targetSpec {
@@ -53,10 +62,11 @@ func specOf(target render.Target) targetSpec {
 	if err != nil {
 		panic(err)
 	}
-	ts := targetSpec{target: target, kinds: kinds}
+	ts := targetSpec{target: target, flag: target, kinds: kinds}
 	switch target {
 	case render.TargetKyvernoCEL:
 		ts.prefix, ts.suffix = "cel-", " (kyverno-cel)"
+		ts.flag = render.TargetAuto
 	case render.TargetVAP:
 		ts.prefix, ts.suffix = "vap-", " (vap)"
 	}
@@ -193,12 +203,12 @@ func runTarget(t *testing.T, target render.Target) {
 	if left, err := anyManagedObject(t.Context()); err != nil || left != "" {
 		t.Fatalf("managed policies left by an earlier test: %s %v", left, err)
 	}
-	r, err := startOperator(t.Context(), target, dir)
+	r, err := startOperator(t.Context(), tgt.flag, target, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.run = r
-	t.Logf("operator with --target=%s leading and reconciling %s after start", target, time.Since(began).Round(time.Millisecond))
+	t.Logf("operator (--target=%s) with target %s leading and reconciling %s after start", tgt.flag, target, time.Since(began).Round(time.Millisecond))
 	metricsBefore := scrapeOperatorMetrics(t)
 	defer func() {
 		withdrawAll(t)
@@ -212,6 +222,7 @@ func runTarget(t *testing.T, target render.Target) {
 	t.Run("lifecycle", testLifecycle)
 	t.Run("matrix", testMatrix)
 	t.Run("namespace selectors", testSelectorPlanOperator)
+	t.Run("API warnings shown once", testAPIWarnings)
 	t.Run("metrics", func(t *testing.T) { testMetrics(t, metricsBefore) })
 	t.Run("listeners on loopback", testListenersOnLoopback)
 	t.Run("command", testCommand)
