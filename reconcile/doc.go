@@ -28,6 +28,17 @@
 // followed by a re-check of what the writes returned, and the next pass
 // sees the rest.
 //
+// # The API server's warnings
+//
+// The API server may answer a write with warnings (Kyverno 1.19 answers
+// every write of a kyverno.io/v1 Policy with its deprecation). The
+// embedder collects those of a plan's writes into Carried.Warnings;
+// Decide shows each once per plan, as an EventAPIWarning event, a line
+// of Output.Warnings to log and of the plan's plan.ConditionAPIWarnings,
+// which holds what was shown (so a warning every apply repeats is not
+// shown again, across passes and restarts) and turns False after writes
+// that drew none.
+//
 // Sweep decides, once per pass, what is left of plans that no longer
 // exist: their policies and their reports directories. Admit and Edit are
 // the create and edit pipelines of a server (derive the approval mode,
