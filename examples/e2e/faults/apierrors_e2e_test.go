@@ -18,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 
 	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
@@ -257,7 +256,7 @@ func TestAPIErrors(t *testing.T) {
 // operator and a function that stops it.
 func startInProcess(t *testing.T, dir string, ft *faultTransport) (*operator.Operator, func()) {
 	t.Helper()
-	cfg := rest.CopyConfig(env.Config)
+	cfg := env.ConfigAs(harness.OperatorServiceAccount)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { ft.next = rt; return ft })
 	timing, err := reconcile.LoadTiming(func(k string) (string, bool) {
 		v, ok := map[string]string{reconcile.EnvTickInterval: "2", reconcile.EnvReportCheckpoint: "3300"}[k]

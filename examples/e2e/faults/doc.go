@@ -59,5 +59,9 @@
 // reach its ledger only through the final checkpoint, the one a crash
 // interrupts. Each test has its namespaces and plans (namespace deletion
 // never finishes without a controller-manager); one operator runs at a
-// time.
+// time. Every operator (the command and the in-process one) runs as the
+// operator's ServiceAccount with only the generated RBAC (TestMain
+// installs config/crd and config/rbac; harness.Env.KubeconfigAs and
+// ConfigAs impersonate it), as the matrix does; --target=kyverno is given,
+// as config/overlays/kyverno does: the faults are proven on that target.
 package faults

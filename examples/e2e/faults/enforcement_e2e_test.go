@@ -62,9 +62,10 @@ func TestEnforcementVerified(t *testing.T) {
 	if out, stderr, err := env.Kubectl(ctx, "apply", "-f", guard); err != nil {
 		t.Fatalf("the guard: %v %s %s", err, out, stderr)
 	}
-	// The operator command runs as the harness's admin, not as the
-	// operator's service account the guard trusts: the guard would refuse
-	// its withdrawals here and in the tests after this one.
+	// The operator command runs as the operator's ServiceAccount, which
+	// the guard trusts; the guard is removed again so that the tests
+	// after this one start without it (it refuses any other writer of
+	// managed policies, the harness's admin included).
 	t.Cleanup(func() {
 		if _, stderr, err := env.Kubectl(context.Background(), "delete", "-f", guard); err != nil {
 			t.Errorf("removing the guard: %v %s", err, stderr)

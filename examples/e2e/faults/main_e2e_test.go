@@ -87,7 +87,9 @@ func run(m *testing.M) (code int) {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := operator.InstallCRD(ctx, c, c, "e2e-faults"); err != nil {
+	// The CRD and the generated RBAC, as config/default installs them:
+	// the operators of these tests run as the operator's ServiceAccount.
+	if err := env.InstallGenerated(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -125,8 +127,13 @@ func startCommandArgs(t *testing.T, reportsDir, logPath string, args []string, e
 	if err != nil {
 		t.Fatal(err)
 	}
+	kubeconfig, err := env.KubeconfigAs(harness.OperatorServiceAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(operatorBin, append([]string{
-		"--kubeconfig=" + env.KubeconfigPath,
+		"--kubeconfig=" + kubeconfig,
+		"--install-crd=false",
 		"--reports-dir=" + reportsDir,
 		"--leader-elect=false",
 		"--metrics-bind-address=0",

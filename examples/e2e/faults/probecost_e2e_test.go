@@ -16,7 +16,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -228,7 +227,7 @@ func tickHistogram(t *testing.T) (float64, uint64) {
 // of base; it returns the operator and its stop.
 func startCounted(t *testing.T, dir string, ct *countingTransport, base operator.Config) (*operator.Operator, func()) {
 	t.Helper()
-	cfg := rest.CopyConfig(env.Config)
+	cfg := env.ConfigAs(harness.OperatorServiceAccount) // only the generated RBAC, as every operator here
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { ct.next = rt; return ct })
 	timing, err := reconcile.LoadTiming(func(k string) (string, bool) {
 		v, ok := map[string]string{reconcile.EnvTickInterval: "2", reconcile.EnvReportCheckpoint: "3300"}[k]
