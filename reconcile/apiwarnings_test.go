@@ -1,6 +1,7 @@
 package reconcile_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -165,4 +166,29 @@ func TestSurfaceWarningsAfterRestart(t *testing.T) {
 	if len(out.Warnings) != 0 || len(apiWarnings(restarted)) != 0 {
 		t.Errorf("after a restart: warnings %q, events %v; want none", out.Warnings, apiWarnings(restarted))
 	}
+}
+
+// The API server warns on every write of a kyverno.io/v1 Policy; the plan
+// shows the warning once, however many times its policies are written.
+func ExampleDecide_warnings() {
+	w := newWorld("shop", "payments")
+	w.warn = warnEveryWrite("kyverno.io/v1 Policy is deprecated")
+	w.add(freeze("xmas", "shop", "payments"))
+	w.pass(start.Add(-time.Hour))
+	for i := range 3 { // put in place, then two repairs
+		if i > 0 {
+			delete(w.policies, w.keys()[0])
+		}
+		out := w.passPlan("xmas", start.Add(time.Duration(i)*time.Minute))
+		fmt.Printf("pass %d: log %q\n", i+1, out.Warnings)
+	}
+	c := cond(w.plans["xmas"], plan.ConditionAPIWarnings)
+	fmt.Println(c.Status, c.Reason, c.Message)
+	fmt.Println(len(apiWarnings(w)), "event")
+	// Output:
+	// pass 1: log ["kyverno.io/v1 Policy is deprecated"]
+	// pass 2: log []
+	// pass 3: log []
+	// True APIServerWarned kyverno.io/v1 Policy is deprecated
+	// 1 event
 }
