@@ -25,7 +25,9 @@ const (
 // maxWarning bytes each, one a line (the API server allows a warning
 // 4 KiB, and a status must stay small). A plan whose writes draw more
 // distinct warnings than that shows the ones that do not fit on every
-// pass that draws them: no plan's writes draw more than one today.
+// pass that draws them. On the end-to-end harness a plan's writes drew
+// at most two: Kyverno 1.19's deprecation of kyverno.io/v1, and its note
+// on a kind without a /scale subresource matched with one.
 const (
 	maxWarnings = 4
 	maxWarning  = 512
@@ -34,9 +36,9 @@ const (
 // surfaceWarnings decides what the API server's warnings to this pass's
 // writes (Carried.Warnings) show, so that a warning every apply repeats is
 // shown once per plan, not once per apply: a warning the plan's
-// ConditionAPIWarnings does not already hold is new, and gets an event
-// and a place in the condition (and in Output.Warnings, which the
-// embedder logs); one the condition holds shows nothing again, across
+// ConditionAPIWarnings does not already hold is new, and gets a line in
+// the pass's one event, in the condition and in Output.Warnings (which
+// the embedder logs); one the condition holds shows nothing again, across
 // passes and restarts (it is in the stored status). A pass that wrote the
 // plan's policies and got no warning sets the condition False: the cause
 // went away (another target, Kyverno upgraded), and a warning coming back
@@ -73,9 +75,10 @@ func (d *pass) surfaceWarnings(c *Carried) {
 	}
 	slices.Sort(all)
 	d.setWarnings(metav1.ConditionTrue, ReasonAPIServerWarned, strings.Join(all, "\n"))
-	for _, w := range fresh {
-		d.out.Events = append(d.out.Events, Event{Reason: EventAPIWarning, Severity: Warning, Action: "Apply", Note: w})
-	}
+	// One event for all: an events.k8s.io recorder folds events of the
+	// same object, reason and action into one series that keeps the
+	// first note, so a second event would lose its warning.
+	d.out.Events = append(d.out.Events, Event{Reason: EventAPIWarning, Severity: Warning, Action: "Apply", Note: eventNote(fresh)})
 	d.out.Warnings = fresh
 }
 
@@ -97,16 +100,28 @@ func splitWarnings(msg string) []string {
 	return out
 }
 
+// maxNote is the longest note events.k8s.io/v1 accepts.
+const maxNote = 1024
+
+// eventNote is the warnings one a line, cut to maxNote (the condition
+// holds them whole).
+func eventNote(ws []string) string {
+	return cut(strings.Join(ws, "\n"), maxNote)
+}
+
 // normalizeWarning makes w one line of at most maxWarning bytes, cut at
 // a rune boundary, as the condition holds it.
 func normalizeWarning(w string) string {
-	w = strings.Join(strings.Fields(w), " ")
-	if len(w) <= maxWarning {
-		return w
+	return cut(strings.Join(strings.Fields(w), " "), maxWarning)
+}
+
+// cut returns s cut to at most n bytes at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	cut := maxWarning
-	for cut > 0 && !utf8.RuneStart(w[cut]) {
-		cut--
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return w[:cut]
+	return s[:n]
 }

@@ -54,6 +54,7 @@ func TestSurfaceWarnings(t *testing.T) {
 		// want are the events about warnings the act told (after the
 		// world's own), the Output's warnings, and the condition after.
 		wantEvents   int
+		wantNote     string // of the event, when not the warnings one a line
 		wantWarnings []string
 		wantStatus   metav1.ConditionStatus
 		wantMessage  string
@@ -112,6 +113,20 @@ func TestSurfaceWarnings(t *testing.T) {
 			wantWarnings: []string{"another warning"},
 			wantStatus:   metav1.ConditionTrue, wantMessage: "another warning\n" + deprecated,
 		},
+		"two new warnings in one pass are one event with a line each (a recorder folds a second event into the first's series)": {
+			world: func(t *testing.T) *world {
+				w := newWorld("shop", "payments")
+				w.warn = warnEveryWrite(deprecated, "another warning")
+				w.add(freeze("xmas", "shop", "payments"))
+				w.pass(start.Add(-time.Hour))
+				return w
+			},
+			act:          func(t *testing.T, w *world) reconcile.Output { return w.passPlan("xmas", start) },
+			wantEvents:   1,
+			wantNote:     deprecated + "\nanother warning",
+			wantWarnings: []string{deprecated, "another warning"},
+			wantStatus:   metav1.ConditionTrue, wantMessage: "another warning\n" + deprecated,
+		},
 		"a plan whose writes never warn has no APIWarnings condition": {
 			world: func(t *testing.T) *world { return putInPlace(nil) },
 			act:   func(t *testing.T, w *world) reconcile.Output { return repair(w, time.Minute) },
@@ -132,6 +147,15 @@ func TestSurfaceWarnings(t *testing.T) {
 			out := c.act(t, w)
 			if got := len(apiWarnings(w)) - before; got != c.wantEvents {
 				t.Errorf("%d %s events, want %d: %v", got, reconcile.EventAPIWarning, c.wantEvents, apiWarnings(w))
+			}
+			if c.wantEvents == 1 {
+				note := c.wantNote
+				if note == "" {
+					note = strings.Join(c.wantWarnings, "\n")
+				}
+				if got := apiWarnings(w)[before]; !strings.HasSuffix(got, ": "+note) {
+					t.Errorf("event %q, want the note %q", got, note)
+				}
 			}
 			if !slices.Equal(out.Warnings, c.wantWarnings) {
 				t.Errorf("Output.Warnings = %q, want %q", out.Warnings, c.wantWarnings)

@@ -104,7 +104,8 @@ type Output struct {
 	Retry error
 	// Warnings are the API server's warnings to this pass's writes
 	// (Carried.Warnings) that the plan shows for the first time: log
-	// them. Each also has an EventAPIWarning in Events and a line in
-	// plan.ConditionAPIWarnings; a warning already shown is in neither.
+	// them. They are also the lines of one EventAPIWarning in Events and
+	// lines of plan.ConditionAPIWarnings; a warning already shown is in
+	// none of them.
 	Warnings []string
 }
