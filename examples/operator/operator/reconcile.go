@@ -252,8 +252,8 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		return out
 	}
 	r.events(out.Plan, out.Events)
-	for _, w := range out.Warnings { // shown once per plan: reconcile decides
-		log.Info("the API server warned about the plan's policies", "warning", w)
+	if len(out.Warnings) > 0 { // shown once per plan: reconcile decides
+		log.Info("the API server warned about the plan's policies", "warnings", out.Warnings)
 	}
 	setVerified(out.Plan)
 	if len(cur.Spec.EdgeActions) > 0 || slices.Contains(cur.Finalizers, edge.Finalizer) || cur.Annotations[reconcile.AnnotationEdgeAbandon] != "" {
