@@ -66,7 +66,10 @@ type opRun struct {
 	reportsDir string
 	// metricsAddr serves the operator's metrics.
 	metricsAddr string
-	stop        func() error
+	// started is when the run started (events older than it are an
+	// earlier run's).
+	started time.Time
+	stop    func() error
 }
 
 var s *suite
@@ -159,7 +162,7 @@ func (warningCollector) HandleWarningHeaderWithContext(ctx context.Context, code
 // leader election on, a 2 s tick, metrics and probes on loopback ports
 // chosen now. It becomes s.run until stopOperator.
 func startOperator(ctx context.Context, flag, target render.Target, dir string) (*opRun, error) {
-	r := &opRun{target: target, reportsDir: filepath.Join(dir, "reports"), writes: &writeCounter{}}
+	r := &opRun{target: target, reportsDir: filepath.Join(dir, "reports"), writes: &writeCounter{}, started: time.Now()}
 	mgr, op, err := newOperator(s.env, flag, r.reportsDir, r.writes, filepath.Join(dir, "operator.log"), &r.metricsAddr)
 	if err != nil {
 		return nil, err
