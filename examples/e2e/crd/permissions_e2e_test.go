@@ -67,11 +67,18 @@ var notExercised = map[string]string{
 	"list kustomizations.kustomize.toolkit.fluxcd.io":                       "edge actions: suspend-flux (this run's plan has none)",
 	"list helmreleases.helm.toolkit.fluxcd.io":                              "edge actions: suspend-flux (this run's plan has none)",
 	"get secrets":                 "edge actions: the journals in the release namespace (this run's plan has none)",
-	"create secrets":              "edge actions: a journal written at a start (this run's plan has none)",
+	"create secrets":              "edge actions: a journal written at a start (the Role); the active probe of a namespaces-scoped plan whose policy does not refuse ConfigMaps, a dry-run create (the ClusterRole); this run's plan has neither",
 	"update secrets":              "edge actions: a journal's results recorded (this run's plan has none)",
 	"delete secrets":              "edge actions: a journal deleted once restored (this run's plan has none)",
 	"impersonate serviceaccounts": "edge actions: the patches sent as --edge-executor (this run has none)",
 	"impersonate userextras/protectionplans.telark.io/plan.authentication.k8s.io": "edge actions: the extra naming the plan on the executor's patches (this run has none)",
+	// The active probe's dry-run creates (health.Probes): only for a
+	// namespaces-scoped enforcing plan (this run's is application-scoped);
+	// ../faults TestEnforcementVerified needs them (ProbeRefusedOtherwise
+	// without).
+	"create configmaps":       "the active probe of a namespaces-scoped plan (a dry-run create)",
+	"create serviceaccounts":  "the active probe of a namespaces-scoped plan whose policy refuses neither ConfigMaps nor Secrets (a dry-run create)",
+	"create deployments.apps": "the active probe of a namespaces-scoped plan whose policy refuses only workloads (a dry-run create)",
 }
 
 // forbidden records the requests the API server refused with 403.

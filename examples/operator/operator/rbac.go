@@ -77,6 +77,20 @@ package operator
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate,resourceNames=edge-executor
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=userextras/protectionplans.telark.io/plan,verbs=impersonate
 
+// The active probe (--probe, on by default; health.Probes): per frozen
+// namespace and template of an enforcing plan, a server-side dry-run
+// create of an object named health.ProbeName of the cheapest kind the
+// plan's create or all-writes policy refuses (ConfigMap, Secret,
+// ServiceAccount, Deployment). RBAC authorizes a dry-run as the write
+// itself and cannot grant dry-run alone: without create the probe is
+// refused by RBAC, never by the plan, and EnforcementVerified stays False
+// (ProbeRefusedOtherwise; the faults e2e found it once the operator ran
+// as this ServiceAccount). The operator sends these creates only with
+// dryRun=All. This is the widest grant of the role (create Deployments
+// anywhere): an operator run with --probe=false can drop these two lines.
+// +kubebuilder:rbac:groups="",resources=configmaps;secrets;serviceaccounts,verbs=create
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=create
+
 // Events on the plans (controller-runtime's events.k8s.io recorder) and
 // the leader election's (core events).
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
