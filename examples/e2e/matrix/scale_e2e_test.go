@@ -69,7 +69,7 @@ func TestOperatorAtScale(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := startOperator(ctx, target, dir)
+	r, err := startOperator(ctx, specOf(target).flag, target, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
