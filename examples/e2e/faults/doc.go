@@ -62,6 +62,7 @@
 // time. Every operator (the command and the in-process one) runs as the
 // operator's ServiceAccount with only the generated RBAC (TestMain
 // installs config/crd and config/rbac; harness.Env.KubeconfigAs and
-// ConfigAs impersonate it), as the matrix does; --target=kyverno is given,
-// as config/overlays/kyverno does: the faults are proven on that target.
+// ConfigAs impersonate it), as the matrix does; each test gives its
+// --target (kyverno, or kyverno-cel where it says so), as
+// config/overlays/<target> does.
 package faults
