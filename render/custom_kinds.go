@@ -182,6 +182,17 @@ func (c *compiled) kindNamed(name string) (Kind, bool) {
 	return Kind{}, false
 }
 
+// hasScale reports whether a kind a plan names (the catalog's, or a
+// served custom one) has a /scale subresource. A kind render does not
+// know keeps its /scale in exclusions: a needless one costs Kyverno a
+// warning, a missing one would let a /scale through.
+func (c *compiled) hasScale(name string) bool {
+	if k, ok := c.kindNamed(name); ok {
+		return k.Scalable
+	}
+	return true
+}
+
 // excludedKindList resolves the excluded kinds; unknown ones exclude
 // nothing and are left out.
 func (c *compiled) excludedKindList() []Kind {

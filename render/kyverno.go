@@ -96,7 +96,7 @@ func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]stri
 	if u.record {
 		exempt = requesterSet{}
 	}
-	exclude := kyvernoExclude(c.excludedKinds, ns, exempt)
+	exclude := kyvernoExclude(c.excludedKinds, ns, exempt, c.hasScale)
 	if u.warn {
 		return kyvernoWarnSpec(c, u, ns, exclude)
 	}

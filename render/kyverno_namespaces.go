@@ -39,7 +39,7 @@ func kyvernoNamespaceLabels(c *compiled) (Policy, error) {
 		Match: kyMatch{Any: []kyFilter{{Resources: &kyResources{
 			Kinds: []string{"Namespace"}, Operations: []string{string(OpUpdate)},
 		}}}},
-		Exclude: kyvernoExclude(nil, nsScope{}, c.exempt),
+		Exclude: kyvernoExclude(nil, nsScope{}, c.exempt, c.hasScale),
 		// Kyverno validates every {{ }} at apply time: an expression that
 		// starts with "(" is wrapped in a function returning it (scaleRule).
 		Preconditions: &kyConditions{All: []kyCondition{

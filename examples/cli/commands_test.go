@@ -100,7 +100,7 @@ func TestRender(t *testing.T) {
 				"--calendar", "holidays/de.ics=../../calendar/testdata/holidays.ics"},
 			stderr: "protectctl: no policies: plan nightly is scheduled at 2026-04-03T23:00:00+02:00; its window opens at 2026-04-04T00:00:00+02:00\n"},
 		{name: "render_calendar_not_given", code: 0,
-			args: []string{"render", "-f", "testdata/nightly-holidays.yaml", "--namespaces", "shop", "--now", "2026-04-03T23:00:00+02:00"},
+			args:   []string{"render", "-f", "testdata/nightly-holidays.yaml", "--namespaces", "shop", "--now", "2026-04-03T23:00:00+02:00"},
 			stderr: "protectctl: testdata/nightly-holidays.yaml: spec.window.except: ConfigMap \"holidays\" has no key \"de.ics\" (or does not exist); until it is read, the freeze holds on its dates too (give its ICS file with --calendar NAME/KEY=FILE)\n"},
 		{name: "render_holiday_ended_json", code: 0,
 			args:   []string{"render", "-f", "testdata/q4-release-2026.yaml", "--cluster", cluster, "--now", "2027-01-04T09:00:00+01:00", "-o", "json"},
