@@ -259,9 +259,15 @@ func newOperator(env *harness.Env, target render.Target, reportsDir string, w *w
 		// Where the operator runs (its Lease): a namespaceSelectors plan
 		// always leaves it out, and needs to know it.
 		Facts: kube.Facts{ReleaseNamespace: leaseNamespace},
+		// Zero: status.lastReconciled every ten minutes, as deployed;
+		// TestOperatorAtScale, which runs longer, turns the stamp off.
+		ReconciledEvery: reconciledEvery,
 	}, mgr)
 	return mgr, op, err
 }
+
+// reconciledEvery is the next operator's Config.ReconciledEvery.
+var reconciledEvery time.Duration
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
