@@ -282,6 +282,13 @@ func startInProcess(t *testing.T, dir string, ft *faultTransport) (*operator.Ope
 	if err != nil {
 		t.Fatal(err)
 	}
+	return op, runInProcess(t, op, logPath, closeLog)
+}
+
+// runInProcess runs op in this process until the returned stop, after
+// its first pass; its log (logPath) is shown when the test fails.
+func runInProcess(t *testing.T, op *operator.Operator, logPath string, closeLog func() error) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- op.Run(ctx) }()
@@ -291,7 +298,7 @@ func startInProcess(t *testing.T, dir string, ft *faultTransport) (*operator.Ope
 		}
 	})
 	waitFor(t, time.Minute, "the operator's first pass", func() (string, bool) { return "", op.Passes() > 0 })
-	return op, func() {
+	return func() {
 		cancel()
 		select {
 		case err := <-done:

@@ -250,25 +250,5 @@ func startCounted(t *testing.T, dir string, ct *countingTransport, base operator
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- op.Run(ctx) }()
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("operator log: %s\n%s", logPath, tailFile(logPath, 40))
-		}
-	})
-	waitFor(t, time.Minute, "the operator's first pass", func() (string, bool) { return "", op.Passes() > 0 })
-	return op, func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("the operator: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("the operator did not stop within 30 s")
-		}
-		_ = closeLog()
-	}
+	return op, runInProcess(t, op, logPath, closeLog)
 }
