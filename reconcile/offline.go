@@ -6,13 +6,14 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/telark/protectionplans/approval"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Offline decides what a tool without a cluster says of a plan file (the
@@ -248,7 +249,11 @@ func (o Offline) applications(p *plan.ProtectionPlan) []plan.Application {
 // create creates p at the instant given, as a server would, and approves
 // it at once when it requires approval and approve is set.
 func (o Offline) create(p *plan.ProtectionPlan, at time.Time, approve bool) (plan.Result, error) {
-	opts := o.windowOptions(p, at, at)
+	return o.createWith(p, at, approve, o.windowOptions(p, at, at))
+}
+
+// createWith is create with the window options given.
+func (o Offline) createWith(p *plan.ProtectionPlan, at time.Time, approve bool, opts []window.Option) (plan.Result, error) {
 	res, err := plan.Create(p, o.user(), at, opts...)
 	if err != nil {
 		return res, err
@@ -281,16 +286,9 @@ func (o Offline) SimulateRun(p *plan.ProtectionPlan, l violations.Ledger, now ti
 	if err != nil {
 		return nil, err
 	}
-	start := runStart(p, w, l, now)
-	res, err := plan.Create(p.DeepCopy(), o.user(), start, opts...)
+	res, err := o.createWith(p.DeepCopy(), runStart(p, w, l, now), true, opts)
 	if err != nil {
 		return nil, err
-	}
-	if req := res.Plan.Status.ApprovalRequest; req != nil {
-		approver := approval.Caller{Username: o.approver(), Roles: []approval.Role{approval.Owner()}}
-		if res, err = approval.Approve(res.Plan, req.ID, approver, start, opts...); err != nil {
-			return nil, err
-		}
 	}
 	for i := 0; i < maxEdges && res.NextEdge != nil && !res.NextEdge.After(now); i++ {
 		res = plan.Tick(res.Plan, *res.NextEdge, opts...)
