@@ -58,27 +58,7 @@ func TestEnforcementVerified(t *testing.T) {
 	ctx := t.Context()
 	id, ns := "enforcement", "enforcement"
 	createNamespace(t, ns)
-	guard := filepath.Join("..", "..", "..", "config", "admission", "policies.yaml")
-	if out, stderr, err := env.Kubectl(ctx, "apply", "-f", guard); err != nil {
-		t.Fatalf("the guard: %v %s %s", err, out, stderr)
-	}
-	// The operator command runs as the operator's ServiceAccount, which
-	// the guard trusts; the guard is removed again so that the tests
-	// after this one start without it (it refuses any other writer of
-	// managed policies, the harness's admin included).
-	t.Cleanup(func() {
-		if _, stderr, err := env.Kubectl(context.Background(), "delete", "-f", guard); err != nil {
-			t.Errorf("removing the guard: %v %s", err, stderr)
-		}
-	})
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "operator.log")
-	t.Cleanup(func() {
-		_ = env.SignalKyverno(syscall.SIGCONT)
-		if t.Failed() {
-			t.Logf("operator log: %s\n%s", logPath, tailFile(logPath, 60))
-		}
-	})
+	dir, logPath := enforcementSetup(t)
 	op := startCommand(t, filepath.Join(dir, "reports"), logPath)
 	p := newPlan(id, ns, plan.ModeEnforce, window.Spec{Type: window.Permanent})
 	p.Spec.Templates = []plan.TemplateRef{{Name: "create"}}
@@ -307,23 +287,7 @@ func TestEnforcementVerifiedCEL(t *testing.T) {
 	ns := "enforcement-cel"
 	ids := []string{"enforcement-cel-a", "enforcement-cel-b"}
 	createNamespace(t, ns)
-	guard := filepath.Join("..", "..", "..", "config", "admission", "policies.yaml")
-	if out, stderr, err := env.Kubectl(ctx, "apply", "-f", guard); err != nil {
-		t.Fatalf("the guard: %v %s %s", err, out, stderr)
-	}
-	t.Cleanup(func() {
-		if _, stderr, err := env.Kubectl(context.Background(), "delete", "-f", guard); err != nil {
-			t.Errorf("removing the guard: %v %s", err, stderr)
-		}
-	})
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "operator.log")
-	t.Cleanup(func() {
-		_ = env.SignalKyverno(syscall.SIGCONT)
-		if t.Failed() {
-			t.Logf("operator log: %s\n%s", logPath, tailFile(logPath, 60))
-		}
-	})
+	dir, logPath := enforcementSetup(t)
 	op := startCommandArgs(t, filepath.Join(dir, "reports"), logPath, []string{"--target=" + string(render.TargetKyvernoCEL)})
 	for _, id := range ids {
 		p := newPlan(id, ns, plan.ModeEnforce, window.Spec{Type: window.Permanent})
@@ -389,4 +353,33 @@ func TestEnforcementVerifiedCEL(t *testing.T) {
 		}
 	}
 	op.stop(t)
+}
+
+// enforcementSetup installs the policies guard for the test, and returns
+// the operator's directory and log path. The operator command runs as the
+// operator's ServiceAccount, which the guard trusts; the guard is removed
+// again so that the tests after this one start without it (it refuses any
+// other writer of managed policies, the harness's admin included).
+// Kyverno is continued whatever the test stopped, and the operator's log
+// shown when it failed.
+func enforcementSetup(t *testing.T) (dir, logPath string) {
+	t.Helper()
+	guard := filepath.Join("..", "..", "..", "config", "admission", "policies.yaml")
+	if out, stderr, err := env.Kubectl(t.Context(), "apply", "-f", guard); err != nil {
+		t.Fatalf("the guard: %v %s %s", err, out, stderr)
+	}
+	t.Cleanup(func() {
+		if _, stderr, err := env.Kubectl(context.Background(), "delete", "-f", guard); err != nil {
+			t.Errorf("removing the guard: %v %s", err, stderr)
+		}
+	})
+	dir = t.TempDir()
+	logPath = filepath.Join(dir, "operator.log")
+	t.Cleanup(func() {
+		_ = env.SignalKyverno(syscall.SIGCONT)
+		if t.Failed() {
+			t.Logf("operator log: %s\n%s", logPath, tailFile(logPath, 60))
+		}
+	})
+	return dir, logPath
 }
