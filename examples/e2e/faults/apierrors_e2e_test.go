@@ -251,13 +251,24 @@ func TestAPIErrors(t *testing.T) {
 }
 
 // startInProcess starts the operator in this process with its requests
-// going through rt (wrapping the harness's transport), no leader election,
-// no listener, a 2 s tick and one checkpoint per process. It returns the
-// operator and a function that stops it.
+// going through ft (wrapping the harness's transport), without the
+// enforcement check (the enforcer's reads would take the faults armed per
+// kind). It returns the operator and a function that stops it.
 func startInProcess(t *testing.T, dir string, ft *faultTransport) (*operator.Operator, func()) {
 	t.Helper()
+	return startWith(t, dir, func(rt http.RoundTripper) http.RoundTripper { ft.next = rt; return ft },
+		operator.Config{NoEnforcementCheck: true})
+}
+
+// startWith starts the operator in this process as the operator's
+// ServiceAccount (only the generated RBAC, as every operator here), its
+// requests through wrap, on the kyverno target with no leader election,
+// no listener, a 2 s tick and one checkpoint per process, and base's
+// other settings. It returns the operator and a function that stops it.
+func startWith(t *testing.T, dir string, wrap func(http.RoundTripper) http.RoundTripper, base operator.Config) (*operator.Operator, func()) {
+	t.Helper()
 	cfg := env.ConfigAs(harness.OperatorServiceAccount)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { ft.next = rt; return ft })
+	cfg.Wrap(wrap)
 	timing, err := reconcile.LoadTiming(func(k string) (string, bool) {
 		v, ok := map[string]string{reconcile.EnvTickInterval: "2", reconcile.EnvReportCheckpoint: "3300"}[k]
 		return v, ok
@@ -274,11 +285,8 @@ func startInProcess(t *testing.T, dir string, ft *faultTransport) (*operator.Ope
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := operator.New(operator.Config{
-		Target: render.TargetKyverno, ReportsDir: filepath.Join(dir, "reports"), Timing: timing, Log: log,
-		// The enforcer's reads would take the faults armed per kind.
-		NoEnforcementCheck: true,
-	}, mgr)
+	base.Target, base.ReportsDir, base.Timing, base.Log = render.TargetKyverno, filepath.Join(dir, "reports"), timing, log
+	op, err := operator.New(base, mgr)
 	if err != nil {
 		t.Fatal(err)
 	}

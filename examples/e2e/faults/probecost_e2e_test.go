@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -19,11 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/telark/protectionplans/examples/e2e/harness"
 	"github.com/telark/protectionplans/examples/operator/operator"
 	"github.com/telark/protectionplans/plan"
-	"github.com/telark/protectionplans/reconcile"
-	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
 )
@@ -227,28 +223,5 @@ func tickHistogram(t *testing.T) (float64, uint64) {
 // of base; it returns the operator and its stop.
 func startCounted(t *testing.T, dir string, ct *countingTransport, base operator.Config) (*operator.Operator, func()) {
 	t.Helper()
-	cfg := env.ConfigAs(harness.OperatorServiceAccount) // only the generated RBAC, as every operator here
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { ct.next = rt; return ct })
-	timing, err := reconcile.LoadTiming(func(k string) (string, bool) {
-		v, ok := map[string]string{reconcile.EnvTickInterval: "2", reconcile.EnvReportCheckpoint: "3300"}[k]
-		return v, ok
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := operator.NewManager(cfg, operator.ManagerOptions{MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "operator.log")
-	log, closeLog, err := harness.FileLogger(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base.Target, base.ReportsDir, base.Timing, base.Log = render.TargetKyverno, filepath.Join(dir, "reports"), timing, log
-	op, err := operator.New(base, mgr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return op, runInProcess(t, op, logPath, closeLog)
+	return startWith(t, dir, func(rt http.RoundTripper) http.RoundTripper { ct.next = rt; return ct }, base)
 }
