@@ -128,7 +128,7 @@ func (r *reconciler) edgePass(ctx context.Context, p *plan.ProtectionPlan, apps 
 		if out.Err != nil {
 			r.log.Info("edge actions decided nothing", "plan", p.Name, "reason", out.Err.Error())
 		}
-		if err := r.edgeMetadata(ctx, p, out.AddFinalizer, false, out.ClearAbandon); err != nil {
+		if err := r.edgeMetadata(ctx, p, out.AddFinalizer, false, false); err != nil {
 			r.fail("edge", err, "adding the edge finalizer", "plan", p.Name)
 			return
 		}
@@ -170,7 +170,10 @@ func (r *reconciler) edgePass(ctx context.Context, p *plan.ProtectionPlan, apps 
 			}
 			secret = nil
 		}
-		if out.RemoveFinalizer || (out.ClearAbandon && !out.AddFinalizer) {
+		// The abandon annotation is cleared once the journal it gave up
+		// is gone: cleared earlier, a failed delete would bring the
+		// failed restores back without it.
+		if out.RemoveFinalizer || out.ClearAbandon {
 			if err := r.edgeMetadata(ctx, p, false, out.RemoveFinalizer, out.ClearAbandon); err != nil {
 				r.fail("edge", err, "removing the edge finalizer", "plan", p.Name)
 				return
