@@ -26,16 +26,7 @@ import (
 // It writes only when PROTECTIONPLANS_RECORD_FIXTURES=1, into
 // PROTECTIONPLANS_FIXTURES_DIR or ../../../violations/testdata/kyverno-1.19.1.
 func TestRecordFixtures(t *testing.T) {
-	if os.Getenv("PROTECTIONPLANS_RECORD_FIXTURES") != "1" {
-		t.Skip("set PROTECTIONPLANS_RECORD_FIXTURES=1 to record fixtures")
-	}
-	out := os.Getenv("PROTECTIONPLANS_FIXTURES_DIR")
-	if out == "" {
-		out = filepath.Join("..", "..", "..", "violations", "testdata", "kyverno-1.19.1")
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	out := fixturesDir(t, filepath.Join("..", "..", "..", "violations", "testdata", "kyverno-1.19.1"))
 	env := harness.MustStart(t)
 	ctx := t.Context()
 	log := &strings.Builder{}
@@ -233,4 +224,22 @@ func prettyJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// fixturesDir skips a recording test unless PROTECTIONPLANS_RECORD_FIXTURES=1,
+// and returns the directory it writes into, made: PROTECTIONPLANS_FIXTURES_DIR,
+// or def.
+func fixturesDir(t *testing.T, def string) string {
+	t.Helper()
+	if os.Getenv("PROTECTIONPLANS_RECORD_FIXTURES") != "1" {
+		t.Skip("set PROTECTIONPLANS_RECORD_FIXTURES=1 to record fixtures")
+	}
+	out := os.Getenv("PROTECTIONPLANS_FIXTURES_DIR")
+	if out == "" {
+		out = def
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

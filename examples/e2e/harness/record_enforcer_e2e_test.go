@@ -25,16 +25,7 @@ import (
 // It writes only when PROTECTIONPLANS_RECORD_FIXTURES=1, into
 // PROTECTIONPLANS_FIXTURES_DIR or ../../../health/testdata/kyverno-1.19.1.
 func TestRecordEnforcerFixtures(t *testing.T) {
-	if os.Getenv("PROTECTIONPLANS_RECORD_FIXTURES") != "1" {
-		t.Skip("set PROTECTIONPLANS_RECORD_FIXTURES=1 to record fixtures")
-	}
-	out := os.Getenv("PROTECTIONPLANS_FIXTURES_DIR")
-	if out == "" {
-		out = filepath.Join("..", "..", "..", "health", "testdata", "kyverno-1.19.1")
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	out := fixturesDir(t, filepath.Join("..", "..", "..", "health", "testdata", "kyverno-1.19.1"))
 	log := &strings.Builder{}
 	fmt.Fprintf(log, "# Recorded %s by TestRecordEnforcerFixtures (examples/e2e/harness/record_enforcer_e2e_test.go).\n", time.Now().UTC().Format(time.RFC3339))
 	fmt.Fprintf(log, "# kubectl runs with an admin kubeconfig (user e2e-admin, group system:masters).\n\n")

@@ -4,7 +4,6 @@ package harness_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,16 +29,7 @@ import (
 // PROTECTIONPLANS_FIXTURES_DIR or
 // ../../../violations/testdata/kyverno-1.19.1/warnings.
 func TestRecordWarningFixtures(t *testing.T) {
-	if os.Getenv("PROTECTIONPLANS_RECORD_FIXTURES") != "1" {
-		t.Skip("set PROTECTIONPLANS_RECORD_FIXTURES=1 to record fixtures")
-	}
-	out := os.Getenv("PROTECTIONPLANS_FIXTURES_DIR")
-	if out == "" {
-		out = filepath.Join("..", "..", "..", "violations", "testdata", "kyverno-1.19.1", "warnings")
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	out := fixturesDir(t, filepath.Join("..", "..", "..", "violations", "testdata", "kyverno-1.19.1", "warnings"))
 	env := harness.MustStart(t)
 	ctx := t.Context()
 	log := &strings.Builder{}
