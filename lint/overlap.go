@@ -101,12 +101,10 @@ func (c *checker) coveredNamespaces(p *plan.ProtectionPlan) ([]string, bool) {
 	return plan.CoveredNamespaces(p.Spec.Scope, c.leftOut, c.namespaces), true
 }
 
-// wholeCluster: one of p's selectors is {}, every namespace.
+// wholeCluster: p's selectors are the whole cluster (validation lists {}
+// alone).
 func wholeCluster(p *plan.ProtectionPlan) bool {
-	return p.Spec.Scope.Type() == plan.ScopeNamespaceSelectors &&
-		slices.ContainsFunc(p.Spec.Scope.NamespaceSelectors, func(s metav1.LabelSelector) bool {
-			return len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
-		})
+	return p.Spec.Scope.Type() == plan.ScopeNamespaceSelectors && plan.IsWholeCluster(p.Spec.Scope.NamespaceSelectors)
 }
 
 // notLeftOut are the names no plan leaves out (plan.AlwaysLeftOut's
@@ -126,7 +124,7 @@ func selectorStrings(p *plan.ProtectionPlan) []string {
 }
 
 func selectorString(s *metav1.LabelSelector) string {
-	if txt := metav1.FormatLabelSelector(s); txt != "<none>" {
+	if txt := plan.SelectorText(*s); txt != "{}" {
 		return "{" + txt + "}"
 	}
 	return "{}"

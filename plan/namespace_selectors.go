@@ -57,16 +57,16 @@ func validateNamespaceSelectors(sels []metav1.LabelSelector, fld *field.Path) fi
 	for i, s := range sels {
 		p := fld.Index(i)
 		if _, err := metav1.LabelSelectorAsSelector(&s); err != nil {
-			errs = append(errs, field.Invalid(p, selectorText(s), err.Error()))
+			errs = append(errs, field.Invalid(p, SelectorText(s), err.Error()))
 			continue
 		}
 		switch {
 		case isEmptySelector(s) && len(sels) > 1:
 			errs = append(errs, field.Invalid(p, "{}",
 				"an empty selector is the whole cluster; list it alone"))
-		case slices.ContainsFunc(sels[:i], func(o metav1.LabelSelector) bool { return selectorText(o) == selectorText(s) }):
-			j := slices.IndexFunc(sels[:i], func(o metav1.LabelSelector) bool { return selectorText(o) == selectorText(s) })
-			errs = append(errs, listedTwice(p, selectorText(s), fld.Index(j)))
+		case slices.ContainsFunc(sels[:i], func(o metav1.LabelSelector) bool { return SelectorText(o) == SelectorText(s) }):
+			j := slices.IndexFunc(sels[:i], func(o metav1.LabelSelector) bool { return SelectorText(o) == SelectorText(s) })
+			errs = append(errs, listedTwice(p, SelectorText(s), fld.Index(j)))
 		}
 	}
 	return errs
@@ -76,8 +76,8 @@ func validateNamespaceSelectors(sels []metav1.LabelSelector, fld *field.Path) fi
 // maxItems): each renders its own cluster-wide policies.
 const MaxNamespaceSelectors = 16
 
-// selectorText writes a selector as kubectl does (a=b,c in (d)), or {}.
-func selectorText(s metav1.LabelSelector) string {
+// SelectorText writes a selector as kubectl does (a=b,c in (d)), or {}.
+func SelectorText(s metav1.LabelSelector) string {
 	sel, err := metav1.LabelSelectorAsSelector(&s)
 	if err != nil {
 		return fmt.Sprintf("%v", s)
