@@ -93,7 +93,8 @@ type Spec struct {
 	EdgeActions []edge.Action `json:"edgeActions,omitempty"`
 
 	// Warnings configures the advance warnings on writes in scope before
-	// the start, during the window and before the end. Nil: on.
+	// the start, during the window and before the end. Nil: on wherever
+	// the operator renders warnings (its --warnings, on by default).
 	// +optional
 	Warnings *Warnings `json:"warnings,omitempty"`
 

@@ -11,8 +11,10 @@ import (
 // Warnings configures a plan's advance warnings (issue 20, seed 004): an
 // admission warning on writes in scope within the lead before the start
 // (BeforeStart), while the window is open (Active), and within the lead
-// before the end (BeforeEnd). Warnings never refuse. Nil: on, with the
-// embedder's lead (the operator's --lead, else an hour).
+// before the end (BeforeEnd). Warnings never refuse. Nil: on wherever the
+// embedder renders warnings (render.Input.Warnings; the example
+// operator's --warnings, on by default), with the embedder's lead (the
+// operator's --lead, else an hour).
 // +kubebuilder:object:generate=true
 type Warnings struct {
 	// Disabled switches the plan's advance warnings off.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/operator/operator"
@@ -27,6 +28,16 @@ func TestParseFlags(t *testing.T) {
 				t.Errorf("options %+v", o)
 			}
 		}},
+		{name: "by default the policies keep time at the enforcer and warn ahead (issue 20)", args: nil, check: func(t *testing.T, o options) {
+			if !o.clock || !o.warnings || o.lead != 0 {
+				t.Errorf("clock %v, warnings %v, lead %s; want on, on, 0 (render.DefaultLead)", o.clock, o.warnings, o.lead)
+			}
+		}},
+		{name: "--clock=false and --warnings=false turn them off", args: []string{"--clock=false", "--warnings=false", "--lead=30m"}, check: func(t *testing.T, o options) {
+			if o.clock || o.warnings || o.lead != 30*time.Minute {
+				t.Errorf("clock %v, warnings %v, lead %s", o.clock, o.warnings, o.lead)
+			}
+		}},
 		{name: "every flag is read", args: []string{
 			"--kubeconfig=/k", "--target=kyverno", "--reports-dir=/r", "--leader-elect=false",
 			"--leader-election-namespace=ops", "--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=0",
@@ -35,7 +46,7 @@ func TestParseFlags(t *testing.T) {
 		}, check: func(t *testing.T, o options) {
 			want := options{kubeconfig: "/k", target: "kyverno", reportsDir: "/r", leaderElectionNamespace: "ops",
 				metricsBindAddress: "127.0.0.1:0", healthProbeBindAddress: "0", installCRD: true,
-				enforcementCheck: true, probe: false, kyvernoNamespace: "kyverno-system",
+				clock: true, warnings: true, enforcementCheck: true, probe: false, kyvernoNamespace: "kyverno-system",
 				facts: kube.Facts{ReleaseNamespace: "prod-system", Excluded: kube.Excluded{Static: []string{"kube-system", "infra"}}}}
 			if !reflect.DeepEqual(o, want) {
 				t.Errorf("options = %+v, want %+v", o, want)

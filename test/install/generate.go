@@ -9,6 +9,7 @@ package install
 //
 //go:generate cp ../../config/crd/telark.io_protectionplans.yaml ../../charts/protectionplans/crds/telark.io_protectionplans.yaml
 //go:generate cp ../../config/rbac/operator/role.yaml ../../charts/protectionplans/files/operator-role.yaml
+//go:generate cp ../../config/rbac/edge-executor/role.yaml ../../charts/protectionplans/files/edge-executor-role.yaml
 //go:generate cp ../../config/rbac/server/role.yaml ../../charts/protectionplans/files/server-role.yaml
 //go:generate cp ../../config/admission/created-by.yaml ../../charts/protectionplans/files/created-by.yaml
 //go:generate cp ../../config/admission/grants.yaml ../../charts/protectionplans/files/grants.yaml
