@@ -32,18 +32,20 @@ import (
 	"github.com/telark/protectionplans/window"
 )
 
-// edgeExecutorName is the executor service account, in leaseNamespace,
-// bound to config/rbac/edge-executor's ClusterRole.
+// edgeExecutorName is the executor service account of config/rbac, in
+// leaseNamespace, bound to config/rbac/edge-executor's ClusterRole.
 const edgeExecutorName = "edge-executor"
 
 // TestEdgeActions carries out a plan's edge actions on the real API
 // server, for each target (issue 24): the Argo CD Application and Flux
-// Kustomization CRDs installed from the projects' released files
-// (testdata/edge), the executor bound to the generated ClusterRole, and an
-// in-process operator on an injected clock impersonating it. In the
-// window: the CronJob is suspended (the one already suspended untouched),
-// the Deployment scaled to 0 through /scale, the Application's automated
-// sync disabled, the Kustomization suspended; each action's write, sent
+// Kustomization and HelmRelease CRDs installed from the projects' released
+// files (testdata/edge), the executor ServiceAccount, role and binding of
+// config/rbac (harness.InstallGenerated), and an in-process operator on an
+// injected clock, as its own ServiceAccount with only the generated RBAC,
+// impersonating the executor. In the window: the CronJob is suspended (the
+// one already suspended untouched), the Deployment scaled to 0 through
+// /scale, the Application's automated sync disabled, the Kustomization and
+// the HelmRelease suspended; each action's write, sent
 // as the executor with the plan's extra, is admitted by the plan's
 // enforce freeze, and the same write by the admin is refused. After the
 // window everything is as it was. On kyverno-cel the first operator dies
@@ -54,33 +56,17 @@ func TestEdgeActions(t *testing.T) {
 		t.Fatal("an operator is running")
 	}
 	ctx := t.Context()
-	for _, f := range []string{"argocd-v3.5.4-application-crd.yaml", "kustomize-controller-v1.9.6-kustomizations-crd.yaml"} {
+	for _, f := range []string{"argocd-v3.5.4-application-crd.yaml", "kustomize-controller-v1.9.6-kustomizations-crd.yaml", "helm-controller-v1.6.3-helmreleases-crd.yaml"} {
 		// Server-side: the Application CRD is larger than the
 		// last-applied annotation of a client-side apply allows.
 		if _, stderr, err := s.env.Kubectl(ctx, "apply", "--server-side", "-f", filepath.Join("testdata", "edge", f)); err != nil {
 			t.Fatalf("installing %s: %v\n%s", f, err, stderr)
 		}
 	}
-	eventually(t, time.Minute, "the Application and Kustomization CRDs served", func() (string, bool) {
-		_, stderr, err := s.env.Kubectl(ctx, "get", "applications.argoproj.io,kustomizations.kustomize.toolkit.fluxcd.io", "-A")
+	eventually(t, time.Minute, "the Application, Kustomization and HelmRelease CRDs served", func() (string, bool) {
+		_, stderr, err := s.env.Kubectl(ctx, "get", "applications.argoproj.io,kustomizations.kustomize.toolkit.fluxcd.io,helmreleases.helm.toolkit.fluxcd.io", "-A")
 		return stderr, err == nil
 	})
-	binding := fmt.Sprintf(`apiVersion: v1
-kind: ServiceAccount
-metadata: {name: %[1]s, namespace: %[2]s}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: protectionplans-edge-executor-e2e}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: protectionplans-edge-executor}
-subjects: [{kind: ServiceAccount, name: %[1]s, namespace: %[2]s}]
-`, edgeExecutorName, leaseNamespace)
-	if _, stderr, err := s.env.Kubectl(ctx, "apply", "-f", filepath.Join("..", "..", "..", "config", "rbac", "edge-executor", "role.yaml")); err != nil {
-		t.Fatalf("the executor's role: %v\n%s", err, stderr)
-	}
-	if _, stderr, err := s.env.KubectlInput(ctx, binding, "apply", "-f", "-"); err != nil {
-		t.Fatalf("the executor's binding: %v\n%s", err, stderr)
-	}
 	for _, target := range render.Targets() {
 		t.Run(string(target), func(t *testing.T) { edgePhase(t, target) })
 	}
@@ -92,6 +78,7 @@ subjects: [{kind: ServiceAccount, name: %[1]s, namespace: %[2]s}]
 var (
 	argoApp       = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
 	kustomization = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
+	helmRelease   = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
 	cronjobs      = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"}
 	deployments   = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 )
@@ -128,6 +115,11 @@ apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata: {name: shop, namespace: NS}
 spec: {interval: 10m, path: ./deploy, prune: true, sourceRef: {kind: GitRepository, name: shop}, targetNamespace: NS}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: cache, namespace: NS}
+spec: {interval: 10m, chart: {spec: {chart: redis, sourceRef: {kind: HelmRepository, name: bitnami}}}}
 `, "NS", ns)
 }
 
@@ -145,10 +137,10 @@ func edgeState(t *testing.T, ctx context.Context, dyn dynamic.Interface, ns stri
 		}
 		return fmt.Sprint(v)
 	}
-	return fmt.Sprintf("nightly.suspend=%s paused.suspend=%s web.replicas=%s app.automated.enabled=%s kustomization.suspend=%s",
+	return fmt.Sprintf("nightly.suspend=%s paused.suspend=%s web.replicas=%s app.automated.enabled=%s kustomization.suspend=%s helmrelease.suspend=%s",
 		get(cronjobs, "nightly", "spec", "suspend"), get(cronjobs, "paused", "spec", "suspend"),
 		get(deployments, "web", "spec", "replicas"), get(argoApp, "shop", "spec", "syncPolicy", "automated", "enabled"),
-		get(kustomization, "shop", "spec", "suspend"))
+		get(kustomization, "shop", "spec", "suspend"), get(helmRelease, "cache", "spec", "suspend"))
 }
 
 // edgeOperator is an in-process operator on clk, impersonating the
@@ -161,7 +153,7 @@ type edgeOperator struct {
 
 func startEdgeOperator(t *testing.T, target render.Target, clk *clocktesting.FakeClock, onCrash func(operator.CrashPoint)) *edgeOperator {
 	t.Helper()
-	mgr, err := operator.NewManager(rest.CopyConfig(s.env.Config), operator.ManagerOptions{LeaderElection: true, LeaderElectionNamespace: leaseNamespace,
+	mgr, err := operator.NewManager(s.env.ConfigAs(harness.OperatorServiceAccount), operator.ManagerOptions{LeaderElection: true, LeaderElectionNamespace: leaseNamespace,
 		MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +162,7 @@ func startEdgeOperator(t *testing.T, target render.Target, clk *clocktesting.Fak
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := operator.Config{Target: target, ReportsDir: t.TempDir(), InstallCRD: true, Log: log, Clock: clk,
+	cfg := operator.Config{Target: target, ReportsDir: t.TempDir(), Log: log, Clock: clk,
 		Timing:             reconcile.Timing{TickInterval: tick, ReportCheckpoint: time.Hour},
 		NoEnforcementCheck: true, Facts: kube.Facts{ReleaseNamespace: leaseNamespace},
 		EdgeExecutor: leaseNamespace + ":" + edgeExecutorName}
@@ -235,7 +227,7 @@ func edgePhase(t *testing.T, target render.Target) {
 		t.Fatal(err)
 	}
 	before := edgeState(t, ctx, admin, ns)
-	if want := "nightly.suspend=false paused.suspend=true web.replicas=2 app.automated.enabled=absent kustomization.suspend=absent"; before != want {
+	if want := "nightly.suspend=false paused.suspend=true web.replicas=2 app.automated.enabled=absent kustomization.suspend=absent helmrelease.suspend=absent"; before != want {
 		t.Fatalf("before: %s, want %s", before, want)
 	}
 
@@ -248,7 +240,7 @@ func edgePhase(t *testing.T, target render.Target) {
 			Window: window.Spec{Type: window.TimeRange, StartAt: &metav1.Time{Time: now.Add(-time.Minute)}, EndAt: &metav1.Time{Time: now.Add(time.Hour)}},
 			Mode:   plan.ModeEnforce, ApprovalMode: plan.ApprovalAutomatic,
 			Templates: []plan.TemplateRef{{Name: "all-writes", Parameters: map[string]string{
-				"kinds": "CronJob,Deployment,Application.argoproj.io,Kustomization.kustomize.toolkit.fluxcd.io"}}},
+				"kinds": "CronJob,Deployment,Application.argoproj.io,Kustomization.kustomize.toolkit.fluxcd.io,HelmRelease.helm.toolkit.fluxcd.io"}}},
 			// kubectl apply owns the CronJob's defaulted spec.suspend and the
 			// Deployment's spec.replicas: those two actions force (without
 			// it, the first run of this test recorded both as skipped,
@@ -265,7 +257,7 @@ func edgePhase(t *testing.T, target render.Target) {
 	if target == render.TargetKyvernoCEL {
 		onCrash = func(operator.CrashPoint) { crashed <- struct{}{} }
 	}
-	eo := startEdgeOperator(t, target, clk, onCrash) // it installs the CRD
+	eo := startEdgeOperator(t, target, clk, onCrash)
 	defer func() { eo.stop() }()
 	eventually(t, 30*time.Second, "the plan created", func() (string, bool) {
 		err := s.c.Create(ctx, p)
@@ -315,7 +307,7 @@ func edgePhase(t *testing.T, target render.Target) {
 		t.Logf("%s: the first operator died after writing the journal of %d entries, before any patch", target, len(j.Entries))
 		eo = startEdgeOperator(t, target, clk, nil)
 	}
-	during := "nightly.suspend=true paused.suspend=true web.replicas=0 app.automated.enabled=false kustomization.suspend=true"
+	during := "nightly.suspend=true paused.suspend=true web.replicas=0 app.automated.enabled=false kustomization.suspend=true helmrelease.suspend=true"
 	eventually(t, time.Minute, "the edge actions started", func() (string, bool) {
 		if got := edgeState(t, ctx, admin, ns); got != during {
 			eo.pass(t, clk, tick)
@@ -334,6 +326,7 @@ func edgePhase(t *testing.T, target render.Target) {
 	wantCaptured := map[string]string{
 		"CronJob/nightly": "Applied false attempts=1", "CronJob/paused": "Skipped true attempts=0",
 		"Deployment/web": "Applied 2 attempts=1", "Application/shop": "Applied absent attempts=1", "Kustomization/shop": "Applied absent attempts=1",
+		"HelmRelease/cache": "Applied absent attempts=1",
 	}
 	for k, want := range wantCaptured {
 		if captured[k] != want {
@@ -360,6 +353,7 @@ func edgePhase(t *testing.T, target render.Target) {
 		{"scale a Deployment through /scale", deployments, "web", []string{"scale"}, `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web","namespace":"NS"},"spec":{"replicas":1}}`},
 		{"pause an Application's automated sync", argoApp, "shop", nil, `{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":"shop","namespace":"NS"},"spec":{"syncPolicy":{"automated":{"enabled":true}}}}`},
 		{"suspend a Kustomization", kustomization, "shop", nil, `{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","metadata":{"name":"shop","namespace":"NS"},"spec":{"suspend":false}}`},
+		{"suspend a HelmRelease", helmRelease, "cache", nil, `{"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"cache","namespace":"NS"},"spec":{"suspend":false}}`},
 	}
 	for _, w := range writes {
 		body := []byte(strings.ReplaceAll(w.body, "NS", ns))
