@@ -88,12 +88,18 @@ var (
 // render-hash annotation rendered carries, and HashOf need not run. The
 // converse does not hold, so matchNone only means "ask HashOf".
 func matchRendered(live, rendered *unstructured.Unstructured) match {
+	return (*wants)(nil).match(live, rendered)
+}
+
+// match is matchRendered reading the rendered objects' lists through ws
+// (nil: as they are).
+func (ws *wants) match(live, rendered *unstructured.Unstructured) match {
 	for k, v := range rendered.Object {
 		if k == "metadata" {
 			continue
 		}
 		w, ok := live.Object[k]
-		if !ok || !jsonEqual(v, w) {
+		if !ok || !ws.equal(v, w) {
 			return matchNone
 		}
 	}
