@@ -103,10 +103,8 @@ func (ws *wants) match(live, rendered *unstructured.Unstructured) match {
 			return matchNone
 		}
 	}
-	for k := range live.Object {
-		if _, ok := rendered.Object[k]; !ok && k != "metadata" && k != "status" {
-			return matchNone
-		}
+	if len(live.Object) != allowedKeys(live, rendered) {
+		return matchNone
 	}
 	lm, rm := metadataOf(live), metadataOf(rendered)
 	if !jsonEqual(rm["name"], lm["name"]) || !jsonEqual(rm["namespace"], lm["namespace"]) {
@@ -122,6 +120,26 @@ func (ws *wants) match(live, rendered *unstructured.Unstructured) match {
 		return matchHashed
 	}
 	return matchNone
+}
+
+// allowedKeys counts the top-level keys of live that are rendered's (but
+// metadata), metadata and status, when every rendered key but metadata is
+// in live: live holds nothing else exactly when it has that many keys.
+// Counting reads four keys where listing live's would iterate them all.
+func allowedKeys(live, rendered *unstructured.Unstructured) int {
+	n := len(rendered.Object)
+	if _, ok := rendered.Object["metadata"]; ok {
+		n--
+	}
+	if _, ok := live.Object["metadata"]; ok {
+		n++
+	}
+	if _, ok := rendered.Object["status"]; !ok {
+		if _, ok := live.Object["status"]; ok {
+			n++
+		}
+	}
+	return n
 }
 
 // sameHashed reports whether two label (or annotation) maps hold the same
