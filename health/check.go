@@ -95,6 +95,8 @@ type diff struct {
 	// strays are the unexpected live objects; seen holds their keys.
 	strays []stray
 	seen   map[objKey]bool
+	// wants are the render's shared lists, prepared for comparisons.
+	wants wants
 }
 
 // rendered is a rendered object and what the check found for it.
@@ -174,7 +176,7 @@ func (d *diff) compareLive() {
 				o.live, o.state = live, StateOK
 				d.remembered++
 			default:
-				switch m := matchRendered(live, o.want); {
+				switch m := d.wants.match(live, o.want); {
 				case m == matchExact: // it carries the plan's label
 					o.live, o.state = live, StateOK
 				case labelOf(live, render.LabelPlan) == d.planID:

@@ -88,19 +88,23 @@ var (
 // render-hash annotation rendered carries, and HashOf need not run. The
 // converse does not hold, so matchNone only means "ask HashOf".
 func matchRendered(live, rendered *unstructured.Unstructured) match {
+	return (*wants)(nil).match(live, rendered)
+}
+
+// match is matchRendered reading the rendered objects' lists through ws
+// (nil: as they are).
+func (ws *wants) match(live, rendered *unstructured.Unstructured) match {
 	for k, v := range rendered.Object {
 		if k == "metadata" {
 			continue
 		}
 		w, ok := live.Object[k]
-		if !ok || !jsonEqual(v, w) {
+		if !ok || !ws.equal(v, w) {
 			return matchNone
 		}
 	}
-	for k := range live.Object {
-		if _, ok := rendered.Object[k]; !ok && k != "metadata" && k != "status" {
-			return matchNone
-		}
+	if len(live.Object) != allowedKeys(live, rendered) {
+		return matchNone
 	}
 	lm, rm := metadataOf(live), metadataOf(rendered)
 	if !jsonEqual(rm["name"], lm["name"]) || !jsonEqual(rm["namespace"], lm["namespace"]) {
@@ -116,6 +120,26 @@ func matchRendered(live, rendered *unstructured.Unstructured) match {
 		return matchHashed
 	}
 	return matchNone
+}
+
+// allowedKeys counts the top-level keys of live that are rendered's (but
+// metadata), metadata and status, when every rendered key but metadata is
+// in live: live holds nothing else exactly when it has that many keys.
+// Counting reads four keys where listing live's would iterate them all.
+func allowedKeys(live, rendered *unstructured.Unstructured) int {
+	n := len(rendered.Object)
+	if _, ok := rendered.Object["metadata"]; ok {
+		n--
+	}
+	if _, ok := live.Object["metadata"]; ok {
+		n++
+	}
+	if _, ok := rendered.Object["status"]; !ok {
+		if _, ok := live.Object["status"]; ok {
+			n++
+		}
+	}
+	return n
 }
 
 // sameHashed reports whether two label (or annotation) maps hold the same

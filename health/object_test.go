@@ -176,3 +176,45 @@ func TestHashedMetadataIsWhatHashOfCovers(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchRendered_TopLevelFields: besides the rendered fields, a live
+// object may hold metadata and a status, nothing else.
+func TestMatchRendered_TopLevelFields(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(live, want map[string]any)
+		want   match
+	}{
+		{"a live object with a status matches", func(map[string]any, map[string]any) {}, matchExact},
+		{"a live object without a status matches", func(live, _ map[string]any) { delete(live, "status") }, matchExact},
+		{"a live object with a field the render lacks does not match", func(live, _ map[string]any) {
+			live["data"] = map[string]any{}
+		}, matchNone},
+		{"a live object with a field instead of its status does not match", func(live, _ map[string]any) {
+			delete(live, "status")
+			live["data"] = "x"
+		}, matchNone},
+		{"a live object without a rendered field does not match", func(live, _ map[string]any) { delete(live, "spec") }, matchNone},
+		{"a rendered status is compared like any field", func(live, want map[string]any) {
+			want["status"] = map[string]any{"x": "y"}
+		}, matchNone},
+		{"a rendered status the live object holds the same matches", func(live, want map[string]any) {
+			want["status"] = copyJSON(live["status"])
+		}, matchExact},
+		{"a live object without metadata matches none", func(live, _ map[string]any) { delete(live, "metadata") }, matchNone},
+	}
+	res, err := render.Render(render.Input{Plan: samplePlan(nil), Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := res.Objects()[0].DeepCopy()
+			live := served(want, 0)
+			tt.change(live.Object, want.Object)
+			if got := matchRendered(live, want); got != tt.want {
+				t.Errorf("match %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
