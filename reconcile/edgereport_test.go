@@ -264,3 +264,15 @@ func TestEdgeHistory_Keep(t *testing.T) {
 		})
 	}
 }
+
+func TestManualReport_ShowsTheRestoresStillPending(t *testing.T) {
+	w := edgeWorld(t)
+	rep, err := reconcile.ManualReport(reconcile.ManualInput{Plan: w.plans["xmas"], Now: start.Add(2 * time.Hour),
+		Edge: reconcile.FinalEdge{Journal: w.journals["xmas"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := restoreOf(t, rep); s.Outcome != report.EdgePending {
+		t.Errorf("restore %+v, want pending during the window", s)
+	}
+}
