@@ -113,7 +113,7 @@ func Decide(in Input) (Decision, error) {
 		case (j.Phase == Starting || j.Phase == Started) && sameWindow(*j, in.Active, in.Now):
 			return continueStart(cloneJournal(*j), live, in.FieldManager), nil
 		default:
-			return restore(cloneJournal(*j), live, in.FieldManager), nil
+			return restore(cloneJournal(*j), live, in.FieldManager, in.Now), nil
 		}
 	}
 	if in.Active == nil || len(in.Actions) == 0 {
@@ -262,7 +262,7 @@ func participant(a Action, d Definition, o *unstructured.Unstructured, all []*un
 	t := touchOf(d, o.GroupVersionKind().GroupKind())
 	captured, _ := lookup(o.Object, t.Pointer) // catalog pointers are valid
 	e := Entry{Action: a.Name, Target: refOf(o), Subresource: t.Subresource, Pointer: t.Pointer, Captured: captured, Overwrite: a.Overwrite, Force: a.Force, State: Pending}
-	skip := func(why string) Entry { e.State, e.Reason = Skipped, why; return e }
+	skip := func(why string) Entry { e.State, e.Reason, e.Skip = Skipped, why, SkipStart; return e }
 	if o.GetDeletionTimestamp() != nil {
 		return skip("being deleted")
 	}
@@ -315,16 +315,16 @@ func hpaFor(o *unstructured.Unstructured, all []*unstructured.Unstructured) stri
 }
 
 // check compares an entry's target with its live object: "" when it is the
-// same object, else why it is not.
-func check(e Entry, live liveIndex) (*unstructured.Unstructured, string) {
+// same object, else why it is not, in words and as the restore's Skip.
+func check(e Entry, live liveIndex) (*unstructured.Unstructured, string, Skip) {
 	o := live.get(e.Target)
 	switch {
 	case o == nil:
-		return nil, "missing"
+		return nil, "missing", SkipMissing
 	case o.GetUID() != e.Target.UID:
-		return nil, fmt.Sprintf("replaced (uid %s, now %s)", e.Target.UID, o.GetUID())
+		return nil, fmt.Sprintf("replaced (uid %s, now %s)", e.Target.UID, o.GetUID()), SkipReplaced
 	}
-	return o, ""
+	return o, "", ""
 }
 
 func continueStart(j Journal, live liveIndex, manager string) Decision {
@@ -335,9 +335,9 @@ func continueStart(j Journal, live liveIndex, manager string) Decision {
 		if e.State != Pending {
 			continue
 		}
-		o, gone := check(*e, live)
+		o, gone, _ := check(*e, live)
 		if gone != "" {
-			e.State, e.Reason, changed = Skipped, gone+" before the start's patch", true
+			e.State, e.Reason, e.Skip, changed = Skipped, gone+" before the start's patch", SkipStart, true
 			continue
 		}
 		v, _ := lookup(o.Object, e.Pointer)
@@ -348,7 +348,7 @@ func continueStart(j Journal, live liveIndex, manager string) Decision {
 		}
 		p, err := patchFor(i, *e, e.Desired, nil, manager)
 		if err != nil {
-			e.State, e.Reason, changed = Skipped, err.Error(), true
+			e.State, e.Reason, e.Skip, changed = Skipped, err.Error(), SkipStart, true
 			continue
 		}
 		d.Patches = append(d.Patches, p)
@@ -362,29 +362,32 @@ func continueStart(j Journal, live liveIndex, manager string) Decision {
 	return d
 }
 
-func restore(j Journal, live liveIndex, manager string) Decision {
+func restore(j Journal, live liveIndex, manager string, now time.Time) Decision {
 	d := Decision{Finalizer: true}
 	changed := j.Phase != Restoring
+	if j.Phase != Restoring {
+		j.RestoringSince = &now
+	}
 	j.Phase = Restoring
 	for i := range j.Entries {
 		e := &j.Entries[i]
 		if e.State != Applied && e.State != Pending {
 			continue
 		}
-		o, gone := check(*e, live)
+		o, gone, skip := check(*e, live)
 		if gone != "" {
-			e.State, e.Reason, changed = Skipped, gone+" at the end: nothing restored", true
+			e.State, e.Reason, e.Skip, changed = Skipped, gone+" at the end: nothing restored", skip, true
 			continue
 		}
 		v, _ := lookup(o.Object, e.Pointer)
 		if !v.Equal(e.Desired) {
 			switch {
 			case e.State == Pending:
-				e.State, e.Reason = Skipped, "the start's patch never landed: nothing to restore"
+				e.State, e.Reason, e.Skip = Skipped, "the start's patch never landed: nothing to restore", SkipNotLanded
 				changed = true
 				continue
 			case !e.Overwrite:
-				e.State, e.Reason = Skipped, fmt.Sprintf("changed during the window to %s: kept (the action does not overwrite; captured %s)", v, e.Captured)
+				e.State, e.Reason, e.Skip = Skipped, fmt.Sprintf("changed during the window to %s: kept (the action does not overwrite; captured %s)", v, e.Captured), SkipChanged
 				changed = true
 				continue
 			}

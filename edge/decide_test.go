@@ -162,6 +162,9 @@ func TestDecide_Start(t *testing.T) {
 					s += " " + e.Reason
 				}
 				got = append(got, s)
+				if e.State == Skipped {
+					assert.Equal(t, SkipStart, e.Skip, "an entry skipped at the start says so, for the report")
+				}
 			}
 			assert.Equal(t, tt.want, got)
 			var bodies []string
@@ -279,6 +282,7 @@ func TestDecide_Crashes(t *testing.T) {
 		require.NotNil(t, d.Journal)
 		assert.Equal(t, Skipped, d.Journal.Entries[0].State)
 		assert.Equal(t, "missing before the start's patch", d.Journal.Entries[0].Reason)
+		assert.Equal(t, SkipStart, d.Journal.Entries[0].Skip)
 		assert.Equal(t, Started, d.Journal.Phase)
 	})
 }
@@ -294,6 +298,7 @@ func TestDecide_Restore(t *testing.T) {
 		patch     string // "" when no patch
 		state     State
 		reason    string
+		skip      Skip
 	}{{
 		name:  "at the end the captured value is restored, guarded by uid and resourceVersion; absent is restored by leaving the field out",
 		live:  []*unstructured.Unstructured{suspended("8")},
@@ -306,17 +311,20 @@ func TestDecide_Restore(t *testing.T) {
 		now:    t1,
 		state:  Skipped,
 		reason: "replaced (uid u1, now u9) at the end: nothing restored",
+		skip:   SkipReplaced,
 	}, {
 		name:   "an object deleted during the window is skipped and recorded",
 		now:    t1,
 		state:  Skipped,
 		reason: "missing at the end: nothing restored",
+		skip:   SkipMissing,
 	}, {
 		name:   "a value someone changed during the window is kept",
 		live:   []*unstructured.Unstructured{cronJob(t, "shop", "report", "u1", "9", ptr(false))},
 		now:    t1,
 		state:  Skipped,
 		reason: "changed during the window to false: kept (the action does not overwrite; captured absent)",
+		skip:   SkipChanged,
 	}, {
 		name:      "an action that overwrites restores the captured value over a change",
 		overwrite: true,
@@ -349,6 +357,9 @@ func TestDecide_Restore(t *testing.T) {
 				assert.Equal(t, Done, d.Finished.Phase)
 				assert.Equal(t, tt.state, d.Finished.Entries[0].State)
 				assert.Equal(t, tt.reason, d.Finished.Entries[0].Reason)
+				assert.Equal(t, tt.skip, d.Finished.Entries[0].Skip)
+				require.NotNil(t, d.Finished.RestoringSince, "the report says when the restore began")
+				assert.Equal(t, tt.now, *d.Finished.RestoringSince)
 				assert.False(t, d.Finalizer)
 				return
 			}
@@ -357,6 +368,8 @@ func TestDecide_Restore(t *testing.T) {
 			assert.JSONEq(t, tt.patch, string(d.Patches[0].Body))
 			require.NotNil(t, d.Journal, "Restoring is persisted before the restore")
 			assert.Equal(t, Restoring, d.Journal.Phase)
+			require.NotNil(t, d.Journal.RestoringSince)
+			assert.Equal(t, tt.now, *d.Journal.RestoringSince)
 			assert.True(t, d.Finalizer)
 			done := Record(*d.Journal, []Result{{Entry: 0, Outcome: Succeeded}})
 			assert.Equal(t, Done, done.Phase)
@@ -397,12 +410,14 @@ func TestDecide_RestoreConflicts(t *testing.T) {
 		assert.Equal(t, Done, a.Phase)
 		assert.False(t, a.RestoresPending())
 		assert.True(t, strings.HasPrefix(a.Entries[0].Reason, "abandoned by alice after: restore failed"))
+		assert.Equal(t, SkipAbandoned, a.Entries[0].Skip)
 	})
 	t.Run("a start refused by another plan's freeze changes nothing and is not restored", func(t *testing.T) {
 		d := decide(t, Input{Actions: []Action{{Name: SuspendCronJobs}}, Active: active, Live: []*unstructured.Unstructured{cronJob(t, "shop", "report", "u1", "5", nil)}})
 		j := Record(*d.Journal, []Result{{Entry: 0, Outcome: Refused, Message: `admission webhook denied the request: frozen by plan "other"`}})
 		assert.Equal(t, Started, j.Phase)
 		assert.Equal(t, Skipped, j.Entries[0].State)
+		assert.Equal(t, SkipStart, j.Entries[0].Skip)
 		assert.Contains(t, j.Entries[0].Reason, `frozen by plan "other"`)
 	})
 	t.Run("a start that failed for a reason retrying can fix is retried next pass", func(t *testing.T) {
@@ -413,5 +428,29 @@ func TestDecide_RestoreConflicts(t *testing.T) {
 		assert.Equal(t, 1, j.Entries[0].Attempts)
 		d = decide(t, Input{Actions: []Action{{Name: SuspendCronJobs}}, Active: active, Journal: &j, Live: live, Now: t0.Add(2 * time.Minute)})
 		assert.Len(t, d.Patches, 1)
+	})
+}
+
+func TestSkipSaysTheStep(t *testing.T) {
+	live := func(suspend *bool) []*unstructured.Unstructured {
+		return []*unstructured.Unstructured{cronJob(t, "shop", "report", "u1", "5", suspend)}
+	}
+	t.Run("a start whose patch never landed is skipped at the end as not landed", func(t *testing.T) {
+		first := decide(t, Input{Actions: []Action{{Name: SuspendCronJobs}}, Active: active, Live: live(nil)})
+		d := decide(t, Input{Actions: []Action{{Name: SuspendCronJobs}}, Journal: first.Journal, Live: live(nil), Now: t1})
+		require.NotNil(t, d.Finished)
+		assert.Equal(t, SkipNotLanded, d.Finished.Entries[0].Skip)
+	})
+	t.Run("an object gone when its restore is sent is skipped as missing", func(t *testing.T) {
+		j := started(t, false)
+		d := decide(t, Input{Actions: []Action{{Name: SuspendCronJobs}}, Journal: &j, Live: live(ptr(true)), Now: t1})
+		j = Record(*d.Journal, []Result{{Entry: 0, Outcome: NotFound}})
+		assert.Equal(t, SkipMissing, j.Entries[0].Skip)
+		assert.Equal(t, Done, j.Phase)
+	})
+	t.Run("an object gone when its start is sent is skipped at the start", func(t *testing.T) {
+		first := decide(t, Input{Actions: []Action{{Name: SuspendCronJobs}}, Active: active, Live: live(nil)})
+		j := Record(*first.Journal, []Result{{Entry: 0, Outcome: NotFound}})
+		assert.Equal(t, SkipStart, j.Entries[0].Skip)
 	})
 }

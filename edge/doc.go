@@ -51,6 +51,12 @@
 // by scale-to with a reason: the HPA is a control-plane controller that no
 // freeze stops, and it would undo the scale within seconds.
 //
+// The journal is also the record of what happened: every entry keeps its
+// State and Reason, a Skipped entry says by its Skip code whether the start
+// or the restore skipped it, and the journal says when the restore began
+// (RestoringSince). Decision.Finished is the journal as it ended, for the
+// final report (package report's edge section).
+//
 // The package is pure: the embedder gathers the live objects, persists the
 // journal, sends the patches and reports their results (Record).
 package edge

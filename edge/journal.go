@@ -72,6 +72,30 @@ const (
 	Failed State = "Failed"
 )
 
+// Skip is why a Skipped entry was skipped, and at which step.
+type Skip string
+
+// Skips. SkipStart is the start's; the others are the restore's.
+const (
+	// SkipStart: not changed at the start (already at the value, left
+	// alone by the action's rules, missing, or its patch refused), so
+	// nothing is restored at the end.
+	SkipStart Skip = "Start"
+	// SkipNotLanded: the start's patch was never confirmed and the object
+	// does not hold its value at the end: nothing to restore.
+	SkipNotLanded Skip = "NotLanded"
+	// SkipMissing: the object is gone at the end.
+	SkipMissing Skip = "Missing"
+	// SkipReplaced: an object of the same name with another UID stands
+	// in its place at the end.
+	SkipReplaced Skip = "Replaced"
+	// SkipChanged: someone changed the value during the window; it is
+	// kept (the action does not overwrite).
+	SkipChanged Skip = "Changed"
+	// SkipAbandoned: the restore failed and was given up (Abandon).
+	SkipAbandoned Skip = "Abandoned"
+)
+
 // Entry is one participant of one action.
 type Entry struct {
 	Action      Name      `json:"action"`
@@ -89,6 +113,10 @@ type Entry struct {
 	Force  bool   `json:"force,omitempty"`
 	State  State  `json:"state"`
 	Reason string `json:"reason,omitempty"`
+	// Skip says, of a Skipped entry, at which step it was skipped and
+	// why, as a code (Reason says it in words): a report tells a start
+	// skipped from a restore skipped by it, never by Reason's text.
+	Skip Skip `json:"skip,omitempty"`
 	// Attempts counts patches sent for the current step, LastError the
 	// last failure.
 	Attempts  int    `json:"attempts,omitempty"`
@@ -123,7 +151,10 @@ type Journal struct {
 	// CapturedAt is when the participants were captured.
 	CapturedAt time.Time `json:"capturedAt"`
 	Phase      Phase     `json:"phase"`
-	Entries    []Entry   `json:"entries"`
+	// RestoringSince is when the restore began: the first pass after the
+	// window (or on cancel or deletion); unset before.
+	RestoringSince *time.Time `json:"restoringSince,omitempty"`
+	Entries        []Entry    `json:"entries"`
 	// AbandonedBy names who gave up the failed restores, when someone did.
 	AbandonedBy string `json:"abandonedBy,omitempty"`
 }

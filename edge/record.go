@@ -66,14 +66,14 @@ func Record(j Journal, results []Result) Journal {
 		case r.Outcome == Succeeded:
 			e.State, e.LastError = Applied, ""
 		case r.Outcome == NotFound && restoring:
-			e.State, e.Reason = Skipped, "missing at the end: nothing restored"
+			e.State, e.Reason, e.Skip = Skipped, "missing at the end: nothing restored", SkipMissing
 		case r.Outcome == NotFound:
-			e.State, e.Reason = Skipped, "missing before the start's patch"
+			e.State, e.Reason, e.Skip = Skipped, "missing before the start's patch", SkipStart
 		case r.Outcome == OwnershipConflict && restoring:
 			e.State, e.Reason = Failed, "restore failed: "+r.describe()
 		case !restoring && (r.Outcome == OwnershipConflict || r.Outcome == Refused || r.Outcome == Conflict):
 			// Nothing was written, so nothing is restored at the end.
-			e.State, e.Reason = Skipped, "not changed at the start: "+r.describe()
+			e.State, e.Reason, e.Skip = Skipped, "not changed at the start: "+r.describe(), SkipStart
 		default:
 			e.LastError = r.describe()
 		}
@@ -103,7 +103,7 @@ func Abandon(j Journal, by string) Journal {
 	j = cloneJournal(j)
 	for i := range j.Entries {
 		if e := &j.Entries[i]; e.State == Failed {
-			e.State, e.Reason = Skipped, fmt.Sprintf("abandoned by %s after: %s", by, e.Reason)
+			e.State, e.Reason, e.Skip = Skipped, fmt.Sprintf("abandoned by %s after: %s", by, e.Reason), SkipAbandoned
 		}
 	}
 	j.AbandonedBy = by

@@ -159,7 +159,7 @@ func TestDecide(t *testing.T) {
 				if again.Final == nil || again.Final.ID != out.Final.ID {
 					t.Fatalf("final = %+v, want the same report due again", again.Final)
 				}
-				_, write, err := again.Final.Report(again.Plan, w.ledgers["xmas"], nil, w.files["xmas"], end.Add(time.Minute))
+				_, write, err := again.Final.Report(again.Plan, w.ledgers["xmas"], nil, reconcile.FinalEdge{}, w.files["xmas"], end.Add(time.Minute))
 				if err != nil || write {
 					t.Errorf("write = %v, %v; want the whole report left alone", write, err)
 				}

@@ -19,7 +19,10 @@
 //	}
 //	write out.Plan's status when out.StatusChanged; record out.Events,
 //	out.Sample and out.Record
-//	if out.Final != nil (once the status holding it is stored) {
+//	edge pass (DecideEdge); keep its Decision.Finished (EdgeHistory.Keep)
+//	before deleting the journal's Secret
+//	if out.Final != nil (once the status holding it is stored) &&
+//		out.Final.Waiting(edge) == "" {
 //		checkpoint with out.Final.Index; rep, write, err := out.Final.Report(...)
 //		write rep; store reconcile.MarkWritten(plan, rep.ID, now)'s status
 //	}
@@ -62,6 +65,16 @@
 // A pass cut short anywhere in between is taken again by the next one
 // (on whichever replica leads), which finds the report under the same ID
 // and does not write it twice when it is whole.
+//
+// A final report lists every edge action and restore with its outcome, so
+// it waits for them: Final.Waiting says why while the plan's edge journal
+// has restores pending or failed (until they are done, resolved or
+// abandoned) or cannot be read, and Final.Report refuses until then. The
+// journal's Secret is deleted when its restores are done, which may be
+// before the report is written, and a recurring plan's windows end long
+// before its run; so the embedder keeps every finished journal of the run
+// (EdgeHistory, on its own storage, written before the Secret is deleted)
+// and passes them, with the Secret's, in FinalEdge.
 //
 // # Calendars
 //

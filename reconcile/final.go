@@ -110,17 +110,24 @@ func Namespaces(objs []*unstructured.Unstructured) []string {
 
 // Report builds the final report of plan p (as Decide returned it) from
 // the plan's ledger after its last checkpoint (with f.Index), its health
-// samples, and the names of the files its reports directory holds. write
-// is false when the directory already holds the report whole (a pass cut
-// short after writing it): it is not written twice. One found in part is
-// written again under the same ID.
-func (f *Final) Report(p *plan.ProtectionPlan, ledger violations.Ledger, samples []report.HealthSample, names []string, now time.Time) (rep report.Report, write bool, err error) {
+// samples, its edge journals (e: the report lists every edge action and
+// restore with its outcome) and the names of the files its reports
+// directory holds. write is false when the directory already holds the
+// report whole (a pass cut short after writing it): it is not written
+// twice. One found in part is written again under the same ID. While the
+// edge restores are not done (Waiting), it is refused with an
+// *EdgePendingError: ask Waiting before the checkpoint.
+func (f *Final) Report(p *plan.ProtectionPlan, ledger violations.Ledger, samples []report.HealthSample, e FinalEdge, names []string, now time.Time) (rep report.Report, write bool, err error) {
 	if report.Whole(f.ID, names) {
 		return report.Report{ID: f.ID}, false, nil
+	}
+	if why := f.Waiting(e); why != "" {
+		return report.Report{}, false, &EdgePendingError{Reason: why}
 	}
 	rep, err = report.Build(report.Input{
 		ID: f.ID, Plan: p, Applications: f.Applications, Policies: f.Policies, Health: samples,
 		Violations: ledger.Violations, ViolationsTruncated: ledger.Truncated, ViolationsDropped: ledger.Dropped,
+		EdgeJournals: e.journals(), EdgeDropped: e.History.Dropped,
 		Trigger: f.Trigger, Now: now,
 	})
 	return rep, err == nil, err

@@ -33,6 +33,10 @@ type ManualInput struct {
 	Ledger violations.Ledger
 	// Samples are its health samples.
 	Samples []report.HealthSample
+	// Edge are its edge journals: the one its Secret holds (a report
+	// made during a window shows the restores still pending) and the
+	// finished ones kept; zero for none.
+	Edge FinalEdge
 	// Now is when the report is made.
 	Now time.Time
 }
@@ -46,6 +50,7 @@ func ManualReport(in ManualInput) (report.Report, error) {
 	return report.Build(report.Input{
 		Plan: in.Plan, Applications: in.Applications, Policies: LivePolicyInfos(in.Live), Health: in.Samples,
 		Violations: in.Ledger.Violations, ViolationsTruncated: in.Ledger.Truncated, ViolationsDropped: in.Ledger.Dropped,
+		EdgeJournals: in.Edge.journals(), EdgeDropped: in.Edge.History.Dropped,
 		Trigger: report.TriggerManual, Now: in.Now,
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
@@ -51,12 +52,23 @@ type world struct {
 	probes int
 	// probeLog shares the probes of a pass (pass); nil outside one.
 	probeLog *reconcile.ProbeLog
+
+	// The edge actions (edgePass): the objects they act on, the journals
+	// as their Secrets hold them and the finished ones kept, by plan; the
+	// API server's answer to a patch (nil: accepted). reports are the
+	// final reports written, by ID.
+	edgeLive   []*unstructured.Unstructured
+	journals   map[string]*edge.Journal
+	histories  map[string]reconcile.EdgeHistory
+	edgeAnswer func(edge.Patch) edge.Result
+	reports    map[string]report.Report
 }
 
 func newWorld(namespaces ...string) *world {
 	w := &world{plans: map[string]*plan.ProtectionPlan{}, policies: map[string]*unstructured.Unstructured{},
 		records: map[string]*reconcile.Record{}, samples: map[string][]report.HealthSample{},
-		files: map[string][]string{}, ledgers: map[string]violations.Ledger{}}
+		files: map[string][]string{}, ledgers: map[string]violations.Ledger{},
+		journals: map[string]*edge.Journal{}, histories: map[string]reconcile.EdgeHistory{}, reports: map[string]report.Report{}}
 	w.cluster.Namespaces = map[string]bool{}
 	for _, ns := range namespaces {
 		w.cluster.Namespaces[ns] = true
@@ -227,17 +239,24 @@ func (w *world) passPlan(id string, now time.Time) reconcile.Output {
 	if out.Record != nil {
 		w.records[id] = out.Record
 	}
+	w.edgePass(id, out, now)
 	if f := out.Final; f != nil {
+		fe := reconcile.FinalEdge{Journal: w.journals[id], History: w.histories[id]}
+		if why := f.Waiting(fe); why != "" {
+			w.event(id, []reconcile.Event{{Reason: "ReportWaits", Severity: reconcile.Normal, Note: why}})
+			return out
+		}
 		l, ok := w.ledgers[id]
 		if !ok {
 			l = violations.NewLedger(id)
 		}
-		rep, write, err := f.Report(out.Plan, l, w.samples[id], w.files[id], now)
+		rep, write, err := f.Report(out.Plan, l, w.samples[id], fe, w.files[id], now)
 		if err != nil {
 			w.event(id, []reconcile.Event{reconcile.ReportFailed(err)})
 			return out
 		}
 		if write {
+			w.reports[rep.ID] = rep
 			for _, ft := range report.Formats() {
 				w.files[id] = append(w.files[id], report.FileName(rep.ID, ft))
 			}

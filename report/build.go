@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
@@ -32,6 +33,13 @@ type Input struct {
 	Violations          []violations.Violation
 	ViolationsTruncated bool
 	ViolationsDropped   int64
+	// EdgeJournals are the plan's edge journals (package edge), in any
+	// order: those that ended during the run, as the embedder kept them,
+	// and the current one. Those captured before the run began, or of
+	// another plan (UID), are left out. EdgeDropped counts journals of
+	// the run the embedder no longer kept.
+	EdgeJournals []edge.Journal
+	EdgeDropped  int
 	// Trigger is why the report is made. Required.
 	Trigger Trigger
 	// Now is when the report is made. Required.
@@ -87,6 +95,7 @@ func Build(in Input) (Report, error) {
 		Health:        health,
 		Violations:    vs,
 		BreakGlass:    buildBreakGlass(p, in.Violations, in.Policies, from, runEnd),
+		EdgeActions:   buildEdgeActions(p, in.EdgeJournals, in.EdgeDropped, from),
 	}
 	if r.ID == "" {
 		r.ID = DefaultID(p.Name, in.Trigger, now)

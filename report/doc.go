@@ -33,8 +33,24 @@
 //     are kept, final reports never pruned, reports of a deleted plan all
 //     deleted) and List with a Filter, newest first.
 //   - limiter.go: Limiter, at most DefaultMaxRenders renders at a time.
+//   - breakglass.go: the break-glass section; edge.go: the edge actions'
+//     section, from the journals of package edge (Input.EdgeJournals).
 //   - format.go, html.go with html.tmpl and svg.go, markdown.go, csv.go:
 //     the formats.
+//
+// # Edge actions
+//
+// A plan with edge actions (package edge) has an "Edge actions" section
+// in the HTML, Markdown and JSON formats: one table per window in which
+// they started, one row per participant (the object with the UID it was
+// captured with, the RFC 6901 pointer, the captured and the applied
+// value), with the start's outcome (applied, skipped and why, not landed,
+// pending) and the restore's (restored, nothing to restore, not restored
+// because missing or replaced, kept because changed during the window,
+// failed and why, abandoned and by whom, pending). It is read from the
+// journals the embedder passes, never from the live objects, so that a
+// final report made once every restore is done shows what was done. The
+// CSV format stays one violation a row and has no edge rows.
 //
 // # Formats
 //
@@ -65,8 +81,10 @@
 //
 // The JSON format is Report, indented, one violation a line, described by
 // schema/report.v1.schema.json (a test validates the output against it).
-// Every field is always present; lists are [] when empty; times are RFC
-// 3339 in UTC; durations are whole seconds.
+// Every field is always present but the optional sections (breakGlass,
+// edgeActions: absent when the run has none) and fields marked optional in
+// the schema; lists are [] when empty; times are RFC 3339 in UTC;
+// durations are whole seconds.
 //
 //	schemaVersion      1
 //	id, trigger        "<plan>-<trigger>-<20060102T150405Z>"; manual | cancel | end
@@ -85,6 +103,14 @@
 //	                   unhealthy [{start, end, seconds, reason, message}],
 //	                   unhealthySeconds
 //	violations         items [violations.Violation], truncated, dropped
+//	breakGlass         optional: grants [grant, state, writes], note
+//	edgeActions        optional: windows [{start, capturedAt,
+//	                   restoringSince, phase, abandonedBy, actions [{name,
+//	                   title, parameters, participants [{target {apiVersion,
+//	                   kind, namespace, name, uid}, subresource, pointer,
+//	                   captured, applied, start {outcome, reason},
+//	                   restore {outcome, reason}, attempts, lastError}]}]}],
+//	                   dropped
 //	summary            activeSeconds, activePeriods, unhealthySeconds,
 //	                   unhealthyPeriods, violations, blocked, audited,
 //	                   decisions, resources

@@ -1,12 +1,15 @@
 package report_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/violations"
@@ -117,4 +120,42 @@ func ExamplePrune() {
 	// Output:
 	// r02 manual_overflow
 	// r01 manual_overflow
+}
+
+// A final report lists every edge action with its participants, what the
+// start did to each and what the restore did, from the journals the
+// embedder kept.
+func ExampleBuild_edgeActions() {
+	p := summerFreeze()
+	p.Spec.EdgeActions = []edge.Action{{Name: edge.SuspendCronJobs}}
+	start := p.Status.StartedAt.Time
+	restoring := start.Add(4 * time.Hour)
+	cron := func(name string) edge.ObjectRef {
+		return edge.ObjectRef{APIVersion: "batch/v1", Kind: "CronJob", Namespace: "shop", Name: name, UID: types.UID("uid-" + name)}
+	}
+	yes := edge.Value{Present: true, JSON: json.RawMessage("true")}
+	journal := edge.Journal{Version: edge.JournalVersion, Start: start, CapturedAt: start, RestoringSince: &restoring, Phase: edge.Done,
+		Entries: []edge.Entry{
+			{Action: edge.SuspendCronJobs, Target: cron("report"), Pointer: "/spec/suspend", Desired: yes, State: edge.Restored},
+			{Action: edge.SuspendCronJobs, Target: cron("cleanup"), Pointer: "/spec/suspend", Captured: yes, Desired: yes, State: edge.Skipped,
+				Skip: edge.SkipStart, Reason: "already suspended: stays suspended, and is not touched at the end"},
+			{Action: edge.SuspendCronJobs, Target: cron("digest"), Pointer: "/spec/suspend", Desired: yes, State: edge.Skipped,
+				Skip: edge.SkipMissing, Reason: "missing at the end: nothing restored"},
+		}}
+	r, err := report.Build(report.Input{Plan: p, Trigger: report.TriggerManual, Now: restoring.Add(time.Minute), EdgeJournals: []edge.Journal{journal}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range r.EdgeActions.Windows {
+		for _, a := range w.Actions {
+			for _, x := range a.Participants {
+				fmt.Printf("%s %s: captured %s, start %s, restore %s\n", a.Name, x.Target, x.Captured, x.Start.Outcome, x.Restore.Outcome)
+			}
+		}
+	}
+	// Output:
+	// suspend-cronjobs CronJob shop/report: captured absent, start applied, restore restored
+	// suspend-cronjobs CronJob shop/cleanup: captured true, start skipped, restore not_needed
+	// suspend-cronjobs CronJob shop/digest: captured absent, start applied, restore skipped_missing
 }

@@ -14,7 +14,9 @@ import (
 
 	"golang.org/x/net/html"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
@@ -83,8 +85,21 @@ func hostileInput(t testing.TB) Input {
 			Timestamp: start.Add(offset(i)), Count: int32(i), Source: violations.SourceEvent,
 		})
 	}
+	// Edge actions: hostile text in every name, value, reason and error
+	// of a journal, one participant per hostile text and per outcome.
+	p.Spec.EdgeActions = []edge.Action{{Name: edge.Name(h)}}
+	j := edge.Journal{Plan: edge.ObjectRef{Name: h}, Start: start, CapturedAt: start, Phase: edge.Restoring, AbandonedBy: h}
+	states := []edge.State{edge.Pending, edge.Applied, edge.Restored, edge.Failed, edge.Skipped}
+	skips := []edge.Skip{edge.SkipStart, edge.SkipMissing, edge.SkipReplaced, edge.SkipChanged, edge.SkipAbandoned, edge.SkipNotLanded}
+	for i, s := range append([]string{h}, hostile...) {
+		value, _ := json.Marshal(s)
+		j.Entries = append(j.Entries, edge.Entry{Action: edge.Name(s), Target: edge.ObjectRef{APIVersion: s, Kind: s, Namespace: s, Name: s, UID: types.UID(s)},
+			Subresource: s, Pointer: s, Captured: edge.Value{Present: true, JSON: value}, Desired: edge.Value{Present: true, JSON: value},
+			State: states[i%len(states)], Skip: skips[i%len(skips)], Reason: s, LastError: s, Attempts: i})
+	}
 	return Input{
 		Plan:         p,
+		EdgeJournals: []edge.Journal{j},
 		Applications: []plan.Application{{Name: h, Namespaces: hostile}},
 		Policies:     []PolicyInfo{{Namespace: h, Name: h, Template: h, Target: h}},
 		Health: []HealthSample{

@@ -81,6 +81,10 @@ type htmlView struct {
 	// grants in the run.
 	Grants      []grantLine
 	GrantWrites [][5]string
+	// EdgeText and EdgeWindows are the edge actions' section; none when
+	// the plan has no edge actions.
+	EdgeText    string
+	EdgeWindows []edgeWindowView
 	// ViolationRows is the body of the violations table, up to
 	// MaxViolations rows, escaped by violationRows.
 	ViolationRows template.HTML
@@ -90,6 +94,13 @@ type htmlView struct {
 }
 
 type card struct{ Label, Value, Detail, Tone string }
+
+// edgeWindowView is one window of the edge actions: its heading and a row
+// per participant.
+type edgeWindowView struct {
+	Title string
+	Rows  []edgeRow
+}
 
 type fact struct{ Label, Value string }
 
@@ -241,6 +252,12 @@ func newHTMLView(r Report) htmlView {
 		v.Unhealthy = append(v.Unhealthy, unhealthyRow{fmtTime(u.Start), fmtTime(u.End), fmtSeconds(u.Seconds), orNone(u.Reason), u.Message})
 	}
 	v.Grants, v.GrantWrites = grantLines(r.BreakGlass), grantWriteLines(r.BreakGlass)
+	if a := r.EdgeActions; a != nil {
+		v.EdgeText = edgeSentence(a)
+		for _, w := range a.Windows {
+			v.EdgeWindows = append(v.EdgeWindows, edgeWindowView{Title: edgeWindowLine(w), Rows: edgeRows(w)})
+		}
+	}
 	v.ViolationRows = violationRows(r.Violations.Items)
 	if r.Violations.Truncated {
 		v.Truncation = "Truncated: " + plural(r.Violations.Dropped, "older violation was", "older violations were") +

@@ -20,6 +20,7 @@ func writeMarkdown(w io.Writer, r Report) error {
 	m.timeline(r)
 	m.health(r)
 	m.breakGlass(r)
+	m.edgeActions(r)
 	m.violations(r)
 	m.line("")
 	m.line("---")

@@ -58,6 +58,9 @@ type Report struct {
 	// BreakGlass are the run's break-glass grants and the writes made
 	// under them; absent when the run had none.
 	BreakGlass *BreakGlass `json:"breakGlass,omitempty"`
+	// EdgeActions are the run's edge actions: every participant with what
+	// its start and its restore did; absent when the plan has none.
+	EdgeActions *EdgeActions `json:"edgeActions,omitempty"`
 	// Summary are the figures a reader looks at first.
 	Summary Summary `json:"summary"`
 }

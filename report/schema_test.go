@@ -236,6 +236,7 @@ func TestJSON_MatchesSchema(t *testing.T) {
 		}},
 		{"a report full of hostile text", func(t *testing.T) Input { return hostileInput(t) }},
 		{"a report of a namespaceSelectors plan, with the namespaces it covered", func(t *testing.T) Input { return selectorsInput() }},
+		{"a canceled run's report with its edge actions", func(t *testing.T) Input { return edgeRunInput(t) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,6 +263,12 @@ func TestJSON_SchemaCheckerCatchesDrift(t *testing.T) {
 		{"an unknown trigger", func(m map[string]any) { m["trigger"] = "weekly" }, "is not one of"},
 		{"a time that is not RFC 3339", func(m map[string]any) { m["runEnd"] = "yesterday" }, "not an RFC 3339 date-time"},
 		{"a negative count", func(m map[string]any) { m["summary"].(map[string]any)["blocked"] = -1 }, "below the minimum"},
+		{"an edge restore outcome the schema does not know", func(m map[string]any) {
+			m["edgeActions"] = map[string]any{"windows": []any{map[string]any{"start": "2026-07-23T08:00:00Z", "capturedAt": "2026-07-23T08:00:00Z", "phase": "Done",
+				"actions": []any{map[string]any{"name": "suspend-cronjobs", "title": "Suspend CronJobs", "parameters": []any{}, "participants": []any{map[string]any{
+					"target": map[string]any{"apiVersion": "batch/v1", "kind": "CronJob", "name": "report", "uid": "u1"}, "pointer": "/spec/suspend",
+					"captured": "absent", "applied": "true", "start": map[string]any{"outcome": "applied"}, "restore": map[string]any{"outcome": "undone"}}}}}}}}
+		}, "is not one of"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

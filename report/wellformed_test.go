@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,6 +23,7 @@ func wellFormedCases(t *testing.T) map[string][]byte {
 		"5000 violations":   mustRender(t, mustBuild(t, bigInput(t, 5000)), HTML),
 		"a canceled run":    mustRender(t, mustBuild(t, canceledInput(t)), HTML),
 		"a run of 3 months": mustRender(t, mustBuild(t, longRunInput(t)), HTML),
+		"edge actions":      mustRender(t, mustBuild(t, edgeRunInput(t)), HTML),
 	}
 }
 
@@ -103,7 +105,14 @@ func checkStructure(t *testing.T, doc []byte) {
 			h2 = append(h2, n.FirstChild.Data)
 		}
 	}
-	want := []string{"The run at a glance", "Configuration", "Timeline", "Health", "Violations"}
+	// The optional sections, in their place when the run has them.
+	want := []string{"The run at a glance", "Configuration", "Timeline", "Health"}
+	for _, optional := range []string{"Break-glass grants", "Edge actions"} {
+		if slices.Contains(h2, optional) {
+			want = append(want, optional)
+		}
+	}
+	want = append(want, "Violations")
 	if strings.Join(h2, "|") != strings.Join(want, "|") {
 		t.Errorf("sections %q, want %q", h2, want)
 	}

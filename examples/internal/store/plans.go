@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/violations"
 )
@@ -134,4 +135,17 @@ func (s *FS) RemovePlan(planID string) error {
 	}
 	s.mu.Unlock()
 	return nil
+}
+
+// LoadEdgeHistory reads the plan's finished edge journals; a plan without
+// them has none.
+func (s *FS) LoadEdgeHistory(planID string) (reconcile.EdgeHistory, error) {
+	var h reconcile.EdgeHistory
+	_, err := s.readJSON(planID, EdgeFile, &h, validJSON[reconcile.EdgeHistory])
+	return h, err
+}
+
+// SaveEdgeHistory writes the plan's finished edge journals.
+func (s *FS) SaveEdgeHistory(planID string, h reconcile.EdgeHistory) error {
+	return s.writeJSON(planID, EdgeFile, h, validJSON[reconcile.EdgeHistory])
 }

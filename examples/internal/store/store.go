@@ -4,6 +4,7 @@
 //	<dir>/<plan ID>/ledger.json          violations.Ledger, merged at every checkpoint
 //	<dir>/<plan ID>/health.json          []report.HealthSample, the health checks
 //	<dir>/<plan ID>/observed.json        the operator's record of the plan (opaque here)
+//	<dir>/<plan ID>/edge.json            reconcile.EdgeHistory, the run's finished edge journals
 //	<dir>/<plan ID>/<file>.bak           the previous generation of each file above
 //	<dir>/<plan ID>/<report ID>.<ext>    a report, one file per format
 //
@@ -12,7 +13,7 @@
 // leaves half a ledger or half a report, and a write that returned survives
 // a power loss.
 //
-// The plan's JSON files (ledger, health samples, record) are kept in two
+// The plan's JSON files (ledger, health samples, record, edge journals) are kept in two
 // generations: before a file is replaced, its current content, if valid, is
 // written as <file>.bak (a first generation is written there too). A file
 // found truncated or corrupt (a disk or a filesystem that lost the end of a
@@ -51,8 +52,12 @@ const (
 	// ObservedFile is the plan's record (Records): what the operator last
 	// saw of the plan, with its UID, which the sweep compares.
 	ObservedFile = "observed.json"
+	// EdgeFile is the finished edge journals of the plan's run
+	// (reconcile.EdgeHistory), kept for its final report: written before
+	// a journal's Secret is deleted.
+	EdgeFile = "edge.json"
 	// BackupSuffix names the previous generation of a plan's JSON file
-	// (ledger.json.bak, health.json.bak, observed.json.bak).
+	// (ledger.json.bak, health.json.bak, observed.json.bak, edge.json.bak).
 	BackupSuffix = ".bak"
 )
 

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/report"
@@ -376,6 +377,49 @@ func TestFS_Samples(t *testing.T) {
 	t.Run("a plan without a health file has no samples", func(t *testing.T) {
 		if samples, err := New(t.TempDir()).LoadSamples("plan"); err != nil || samples != nil {
 			t.Errorf("samples = %v, %v", samples, err)
+		}
+	})
+}
+
+func TestFS_EdgeHistory(t *testing.T) {
+	journal := edge.Journal{Version: edge.JournalVersion, Plan: edge.ObjectRef{Name: "plan", UID: "uid"}, Start: start, CapturedAt: start, Phase: edge.Done,
+		Entries: []edge.Entry{{Action: edge.SuspendCronJobs, Target: edge.ObjectRef{APIVersion: "batch/v1", Kind: "CronJob", Namespace: "shop", Name: "report", UID: "c1"},
+			Pointer: "/spec/suspend", Desired: edge.Value{Present: true, JSON: json.RawMessage("true")}, State: edge.Restored}}}
+	t.Run("the finished journals round-trip, values and outcomes included", func(t *testing.T) {
+		s := New(t.TempDir())
+		if err := s.SaveEdgeHistory("plan", reconcile.EdgeHistory{Journals: []edge.Journal{journal}, Dropped: 1}); err != nil {
+			t.Fatal(err)
+		}
+		h, err := s.LoadEdgeHistory("plan")
+		if err != nil || len(h.Journals) != 1 || h.Dropped != 1 || h.Journals[0].Entries[0].State != edge.Restored ||
+			string(h.Journals[0].Entries[0].Desired.JSON) != "true" || !h.Journals[0].CapturedAt.Equal(start) {
+			t.Errorf("history %+v, %v", h, err)
+		}
+	})
+	t.Run("a plan without edge journals has none", func(t *testing.T) {
+		if h, err := New(t.TempDir()).LoadEdgeHistory("plan"); err != nil || len(h.Journals) != 0 {
+			t.Errorf("history %+v, %v", h, err)
+		}
+	})
+	t.Run("a truncated edge file is recovered from its previous generation", func(t *testing.T) {
+		var recovered []string
+		s := New(t.TempDir(), OnRecovered(func(id, name string, _ error) { recovered = append(recovered, id+"/"+name) }))
+		second := journal
+		second.Start, second.CapturedAt = start.Add(24*time.Hour), start.Add(24*time.Hour)
+		for _, h := range []reconcile.EdgeHistory{{Journals: []edge.Journal{journal}}, {Journals: []edge.Journal{journal, second}}} {
+			if err := s.SaveEdgeHistory("plan", h); err != nil {
+				t.Fatal(err)
+			}
+		}
+		path := filepath.Join(s.Dir(), "plan", EdgeFile)
+		data, _ := os.ReadFile(path)
+		_ = os.WriteFile(path, data[:len(data)/2], 0o644)
+		h, err := s.LoadEdgeHistory("plan")
+		if err != nil || len(h.Journals) != 1 {
+			t.Errorf("history %+v, %v; want the previous generation's one journal", h, err)
+		}
+		if !slices.Equal(recovered, []string{"plan/" + EdgeFile}) {
+			t.Errorf("recovered %v", recovered)
 		}
 	})
 }

@@ -37,9 +37,11 @@
 //     state a pass writes nothing); events with their severity; a health
 //     sample; the plan's record for the next pass;
 //  5. a final report that is due (recorded in the plan's status by the
-//     lifecycle step that ended the run): the last checkpoint with the
-//     run's policies, the report in every format under the ID derived
-//     from the run's end, then the status that says it is written.
+//     lifecycle step that ended the run) once the plan's edge restores
+//     are done (reconcile.Final.Waiting; edge.go runs them before): the
+//     last checkpoint with the run's policies, the report in every format
+//     under the ID derived from the run's end, with the run's edge
+//     journals, then the status that says it is written.
 //
 // # Targets
 //
@@ -80,11 +82,13 @@
 // The reports directory holds one directory per plan ID: ledger.json (the
 // violations.Ledger), health.json (the health samples of the runs),
 // observed.json (the plan's reconcile.Record: the run's policies and
-// applications, for the final report once they are withdrawn) and the
-// final reports <plan>-<trigger>-<run end>.{html,md,json,csv}. Every file
+// applications, for the final report once they are withdrawn), edge.json
+// (reconcile.EdgeHistory: the run's finished edge journals, written before
+// a journal's Secret is deleted) and the final reports
+// <plan>-<trigger>-<run end>.{html,md,json,csv}. Every file
 // is written to a temporary file in the same directory, fsynced, renamed,
 // and the directory fsynced (examples/internal/store, shared with the
-// server). The three JSON files keep their previous generation
+// server). The plan's JSON files keep their previous generation
 // (<file>.bak): one found truncated or corrupt is replaced by it, with an
 // error in the log and a FileRecovered event on the plan.
 //

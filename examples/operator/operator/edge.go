@@ -104,10 +104,11 @@ func (m *impersonator) Send(ctx context.Context, planUID types.UID, p edge.Patch
 // as the pass read them): read the journal and the objects the
 // actions and the journal name, let reconcile.DecideEdge decide, then in
 // this order add the finalizer, persist the journal, send the patches as
-// the executor, record their results in the journal, and delete the
-// journal and remove the finalizer when every restore is done. A step
-// that fails stops the pass: the next pass decides again from what is
-// stored.
+// the executor, record their results in the journal, and when every
+// restore is done keep the finished journal in the plan's edge history
+// (the final report's, store.EdgeFile), delete the journal and remove the
+// finalizer. A step that fails stops the pass: the next pass decides
+// again from what is stored.
 func (r *reconciler) edgePass(ctx context.Context, p *plan.ProtectionPlan, apps []plan.Application, cals map[window.ConfigMapKeyRef][]byte, now time.Time) {
 	secret, err := r.kube.EdgeJournal(ctx, edge.SecretName(reconcile.PlanRef(p)))
 	if err != nil {
@@ -163,6 +164,14 @@ func (r *reconciler) edgePass(ctx context.Context, p *plan.ProtectionPlan, apps 
 			in.Journal = &j
 			continue
 		}
+		if d.Finished != nil {
+			// Kept before the Secret goes: a crash in between keeps it
+			// twice, which Keep makes once.
+			if err := r.keepFinished(p, *d.Finished); err != nil {
+				r.fail("report", err, "keeping the finished edge journal for the final report; the journal is kept", "plan", p.Name)
+				return
+			}
+		}
 		if d.DeleteJournal && secret != nil {
 			if err := r.c.Delete(ctx, secret, client.Preconditions{UID: &secret.UID, ResourceVersion: &secret.ResourceVersion}); client.IgnoreNotFound(err) != nil {
 				r.fail("edge", err, "deleting the finished edge journal", "plan", p.Name)
@@ -185,6 +194,32 @@ func (r *reconciler) edgePass(ctx context.Context, p *plan.ProtectionPlan, apps 
 }
 
 var errNoExecutor = errors.New("no edge executor is configured")
+
+// keepFinished adds a finished journal to the plan's edge history, for
+// its final report (reconcile.EdgeHistory.Keep decides what is kept).
+func (r *reconciler) keepFinished(p *plan.ProtectionPlan, j edge.Journal) error {
+	h, err := r.store.LoadEdgeHistory(p.Name)
+	if err != nil {
+		return err
+	}
+	return r.store.SaveEdgeHistory(p.Name, h.Keep(p, j))
+}
+
+// finalEdge gathers what the final report needs of the plan's edge
+// actions: the journal its Secret holds now, if any (read again: the
+// edge pass may have finished and deleted it), and the finished journals
+// kept. An error is a read that failed; a journal that cannot be decoded
+// is JournalErr, which reconcile weighs.
+func (r *reconciler) finalEdge(ctx context.Context, p *plan.ProtectionPlan) (reconcile.FinalEdge, error) {
+	var fe reconcile.FinalEdge
+	secret, err := r.kube.EdgeJournal(ctx, edge.SecretName(reconcile.PlanRef(p)))
+	if err != nil {
+		return fe, err
+	}
+	fe.Journal, fe.JournalErr = edge.JournalOf(secret)
+	fe.History, err = r.store.LoadEdgeHistory(p.Name)
+	return fe, err
+}
 
 // saveJournal creates or updates the journal's Secret (optimistic
 // concurrency on the one read), returning it as stored.

@@ -296,14 +296,26 @@ func (r *reconciler) writeStatus(ctx context.Context, stored *plan.ProtectionPla
 }
 
 // finalReport writes the final report that is due once its status is
-// stored: the plan's last checkpoint (its run's policies, the live ones
-// and those withdrawn), the report in every format unless the directory
-// holds it whole already, then the status that says it is written. Any
-// failure leaves it due: the next pass takes it again.
+// stored and the plan's edge restores are done (reconcile.Final.Waiting):
+// the plan's last checkpoint (its run's policies, the live ones and those
+// withdrawn), the report in every format, with its edge journals, unless
+// the directory holds it whole already, then the status that says it is
+// written. Any failure leaves it due: the next pass takes it again.
 func (r *reconciler) finalReport(ctx context.Context, p *plan.ProtectionPlan, f *reconcile.Final, now time.Time) {
 	fail := func(err error) {
 		r.fail("report", err, "writing the final report; the next pass retries", "plan", p.Name)
 		r.event(p, reconcile.ReportFailed(err))
+	}
+	fe, err := r.finalEdge(ctx, p)
+	if err != nil {
+		fail(err)
+		return
+	}
+	// The report lists every edge restore with its outcome: it waits for
+	// them (reconcile decides), and the next pass takes it again.
+	if why := f.Waiting(fe); why != "" {
+		r.log.V(1).Info("the final report waits", "plan", p.Name, "reason", why)
+		return
 	}
 	r.crashAt(CrashBeforeLedgerWrite)
 	if err := r.checkpoint(ctx, reconcile.Checkpoint{Plans: []string{p.Name}, Index: f.Index, Namespaces: f.Namespaces}); err != nil {
@@ -326,7 +338,7 @@ func (r *reconciler) finalReport(ctx context.Context, p *plan.ProtectionPlan, f 
 		fail(err)
 		return
 	}
-	rep, write, err := f.Report(p, ledger, samples, names, now)
+	rep, write, err := f.Report(p, ledger, samples, fe, names, now)
 	if err != nil {
 		fail(err)
 		return
