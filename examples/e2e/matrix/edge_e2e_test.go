@@ -4,7 +4,9 @@ package matrix
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,6 +31,7 @@ import (
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/reconcile"
 	"github.com/telark/protectionplans/render"
+	"github.com/telark/protectionplans/report"
 	"github.com/telark/protectionplans/window"
 )
 
@@ -151,7 +154,10 @@ type edgeOperator struct {
 	stop func()
 }
 
-func startEdgeOperator(t *testing.T, target render.Target, clk *clocktesting.FakeClock, onCrash func(operator.CrashPoint)) *edgeOperator {
+// startEdgeOperator starts the operator with reportsDir as its reports
+// volume: an operator started again after a crash shares it, as a pod's
+// successor mounts the same claim.
+func startEdgeOperator(t *testing.T, target render.Target, clk *clocktesting.FakeClock, reportsDir string, onCrash func(operator.CrashPoint)) *edgeOperator {
 	t.Helper()
 	mgr, err := operator.NewManager(s.env.ConfigAs(harness.OperatorServiceAccount), operator.ManagerOptions{LeaderElection: true, LeaderElectionNamespace: leaseNamespace,
 		MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
@@ -162,7 +168,7 @@ func startEdgeOperator(t *testing.T, target render.Target, clk *clocktesting.Fak
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := operator.Config{Target: target, ReportsDir: t.TempDir(), Log: log, Clock: clk,
+	cfg := operator.Config{Target: target, ReportsDir: reportsDir, Log: log, Clock: clk,
 		Timing:             reconcile.Timing{TickInterval: tick, ReportCheckpoint: time.Hour},
 		NoEnforcementCheck: true, Facts: kube.Facts{ReleaseNamespace: leaseNamespace},
 		EdgeExecutor: leaseNamespace + ":" + edgeExecutorName}
@@ -257,7 +263,8 @@ func edgePhase(t *testing.T, target render.Target) {
 	if target == render.TargetKyvernoCEL {
 		onCrash = func(operator.CrashPoint) { crashed <- struct{}{} }
 	}
-	eo := startEdgeOperator(t, target, clk, onCrash)
+	reportsDir := t.TempDir()
+	eo := startEdgeOperator(t, target, clk, reportsDir, onCrash)
 	defer func() { eo.stop() }()
 	eventually(t, 30*time.Second, "the plan created", func() (string, bool) {
 		err := s.c.Create(ctx, p)
@@ -305,7 +312,7 @@ func edgePhase(t *testing.T, target render.Target) {
 			t.Fatalf("after the crash: %s, want nothing patched (%s)", got, before)
 		}
 		t.Logf("%s: the first operator died after writing the journal of %d entries, before any patch", target, len(j.Entries))
-		eo = startEdgeOperator(t, target, clk, nil)
+		eo = startEdgeOperator(t, target, clk, reportsDir, nil)
 	}
 	during := "nightly.suspend=true paused.suspend=true web.replicas=0 app.automated.enabled=false kustomization.suspend=true helmrelease.suspend=true"
 	eventually(t, time.Minute, "the edge actions started", func() (string, bool) {
@@ -396,6 +403,53 @@ func edgePhase(t *testing.T, target render.Target) {
 		return "", true
 	})
 	t.Logf("%s: restored, journal and finalizer gone, %s after the start", target, time.Since(began).Round(time.Millisecond))
+
+	// The final report lists every action and restore with its outcome
+	// (written once the restores are done, from the journal kept in the
+	// reports volume before its Secret was deleted).
+	var rep report.Report
+	eventually(t, time.Minute, "the final report with the edge actions", func() (string, bool) {
+		files, _ := filepath.Glob(filepath.Join(reportsDir, p.Name, p.Name+"-"+string(report.TriggerEnd)+"-*.json"))
+		if len(files) != 1 {
+			eo.pass(t, clk, tick)
+			return fmt.Sprintf("report files %v", files), false
+		}
+		b, err := os.ReadFile(files[0])
+		if err != nil {
+			return err.Error(), false
+		}
+		rep = report.Report{}
+		return errText(json.Unmarshal(b, &rep)), rep.EdgeActions != nil
+	})
+	if n := len(rep.EdgeActions.Windows); n != 1 {
+		t.Fatalf("the report lists %d windows of edge actions, want 1", n)
+	}
+	w := rep.EdgeActions.Windows[0]
+	got := map[string]string{}
+	for _, a := range w.Actions {
+		for _, pt := range a.Participants {
+			got[pt.Target.Kind+"/"+pt.Target.Name] = fmt.Sprintf("%s captured=%s start=%s restore=%s", a.Name, pt.Captured, pt.Start.Outcome, pt.Restore.Outcome)
+		}
+	}
+	wantReport := map[string]string{
+		"CronJob/nightly":    "suspend-cronjobs captured=false start=applied restore=restored",
+		"CronJob/paused":     "suspend-cronjobs captured=true start=skipped restore=not_needed",
+		"Deployment/web":     "scale-to captured=2 start=applied restore=restored",
+		"Application/shop":   "pause-argocd-sync captured=absent start=applied restore=restored",
+		"Kustomization/shop": "suspend-flux captured=absent start=applied restore=restored",
+		"HelmRelease/cache":  "suspend-flux captured=absent start=applied restore=restored",
+	}
+	for k, want := range wantReport {
+		if got[k] != want {
+			t.Errorf("the report's %s: %q, want %q", k, got[k], want)
+		}
+	}
+	if len(got) != len(wantReport) || w.Phase != edge.Done {
+		t.Errorf("the report lists %d participants in phase %s: %v; want %d, Done", len(got), w.Phase, got, len(wantReport))
+	}
+	if _, err := os.Stat(filepath.Join(reportsDir, p.Name, "edge.json")); err != nil {
+		t.Errorf("the finished journal kept in the reports volume: %v", err)
+	}
 }
 
 // journalText is the journal's entries in one line, for a failure.
