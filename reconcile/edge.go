@@ -377,3 +377,12 @@ func findCondition(conds []metav1.Condition, t string) *metav1.Condition {
 	}
 	return nil
 }
+
+// EdgeInvolved reports whether p may have an edge journal to read: it
+// has edge actions, keeps the restore finalizer, or asks to abandon one.
+// An embedder reads the journal (for DecideEdge, and for a final report's
+// FinalEdge) only then: a plan without edge actions has none, and an
+// embedder with no place for journals must still write its reports.
+func EdgeInvolved(p *plan.ProtectionPlan) bool {
+	return len(p.Spec.EdgeActions) > 0 || slices.Contains(p.Finalizers, edge.Finalizer) || p.Annotations[AnnotationEdgeAbandon] != ""
+}

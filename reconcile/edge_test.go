@@ -550,3 +550,36 @@ func TestDecideEdgeExecutorAndAbandon(t *testing.T) {
 		})
 	}
 }
+
+func TestEdgeInvolved(t *testing.T) {
+	plain := &plan.ProtectionPlan{}
+	tests := []struct {
+		name string
+		p    func() *plan.ProtectionPlan
+		want bool
+	}{
+		{"a plan without edge actions has no journal to read (the final report of an operator without --release-namespace must not wait for one)", func() *plan.ProtectionPlan { return plain.DeepCopy() }, false},
+		{"a plan with edge actions may have a journal", func() *plan.ProtectionPlan {
+			p := plain.DeepCopy()
+			p.Spec.EdgeActions = []edge.Action{{Name: edge.SuspendCronJobs}}
+			return p
+		}, true},
+		{"a plan whose edge actions were edited away but keeps the restore finalizer still has restores pending", func() *plan.ProtectionPlan {
+			p := plain.DeepCopy()
+			p.Finalizers = []string{edge.Finalizer}
+			return p
+		}, true},
+		{"a plan asking to abandon its failed restores has a journal to give up", func() *plan.ProtectionPlan {
+			p := plain.DeepCopy()
+			p.Annotations = map[string]string{reconcile.AnnotationEdgeAbandon: "ops"}
+			return p
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := reconcile.EdgeInvolved(tt.p()); got != tt.want {
+				t.Errorf("EdgeInvolved = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

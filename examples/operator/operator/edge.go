@@ -207,16 +207,21 @@ func (r *reconciler) keepFinished(p *plan.ProtectionPlan, j edge.Journal) error 
 
 // finalEdge gathers what the final report needs of the plan's edge
 // actions: the journal its Secret holds now, if any (read again: the
-// edge pass may have finished and deleted it), and the finished journals
-// kept. An error is a read that failed; a journal that cannot be decoded
+// edge pass may have finished and deleted it; only for a plan
+// reconcile.EdgeInvolved says may have one, so that an operator without
+// --release-namespace, where journals live, still writes its reports),
+// and the finished journals kept. An error is a read that failed; a journal that cannot be decoded
 // is JournalErr, which reconcile weighs.
 func (r *reconciler) finalEdge(ctx context.Context, p *plan.ProtectionPlan) (reconcile.FinalEdge, error) {
 	var fe reconcile.FinalEdge
-	secret, err := r.kube.EdgeJournal(ctx, edge.SecretName(reconcile.PlanRef(p)))
-	if err != nil {
-		return fe, err
+	if reconcile.EdgeInvolved(p) {
+		secret, err := r.kube.EdgeJournal(ctx, edge.SecretName(reconcile.PlanRef(p)))
+		if err != nil {
+			return fe, err
+		}
+		fe.Journal, fe.JournalErr = edge.JournalOf(secret)
 	}
-	fe.Journal, fe.JournalErr = edge.JournalOf(secret)
+	var err error
 	fe.History, err = r.store.LoadEdgeHistory(p.Name)
 	return fe, err
 }

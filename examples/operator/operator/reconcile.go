@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/telark/protectionplans/edge"
 	"github.com/telark/protectionplans/examples/internal/kube"
 	"github.com/telark/protectionplans/examples/internal/store"
 	"github.com/telark/protectionplans/health"
@@ -256,7 +255,7 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		log.Info("the API server warned about the plan's policies", "warnings", out.Warnings)
 	}
 	setVerified(out.Plan)
-	if len(cur.Spec.EdgeActions) > 0 || slices.Contains(cur.Finalizers, edge.Finalizer) || cur.Annotations[reconcile.AnnotationEdgeAbandon] != "" {
+	if reconcile.EdgeInvolved(cur) {
 		rec := out.Record
 		if rec == nil {
 			rec = in.Record
