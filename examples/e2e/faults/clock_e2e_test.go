@@ -64,7 +64,9 @@ func clockWhileStopped(t *testing.T, target render.Target, gvk schema.GroupVersi
 			t.Logf("operator log: %s\n%s", logPath, tailFile(logPath, 60))
 		}
 	})
-	args := []string{"--target=" + string(target), "--clock", "--lead=10m"}
+	// The operator's defaults: --clock and --warnings on (the other tests
+	// of this package turn them off, see startCommandArgs).
+	args := []string{"--target=" + string(target), "--clock=true", "--warnings=true", "--lead=10m"}
 	op := startCommandArgs(t, reportsDir, logPath, args)
 
 	start := time.Now().Add(clockAhead).Truncate(time.Second)
@@ -76,18 +78,30 @@ func clockWhileStopped(t *testing.T, target render.Target, gvk schema.GroupVersi
 		t.Fatal(err)
 	}
 	created := time.Now()
+	// policies are the plan's refusing policies; warning counts its
+	// warning policies (template warn), in place from the lead too.
+	var warning int
 	policies := func() []unstructured.Unstructured {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err := c.List(ctx, list, client.MatchingLabels{render.LabelPlan: id}); err != nil {
 			t.Fatal(err)
 		}
-		return list.Items
+		var out []unstructured.Unstructured
+		warning = 0
+		for _, u := range list.Items {
+			if u.GetLabels()[render.LabelTemplate] == render.WarnTemplate {
+				warning++
+				continue
+			}
+			out = append(out, u)
+		}
+		return out
 	}
 	// Pre-armed: the policy is in place and ready before the operator stops.
-	waitFor(t, start.Sub(time.Now())-clockStopped, "the pre-armed policy", func() (string, bool) {
+	waitFor(t, start.Sub(time.Now())-clockStopped, "the pre-armed policy and its warning policy", func() (string, bool) {
 		n := len(policies())
-		return fmt.Sprintf("%d policies", n), n == 1
+		return fmt.Sprintf("%d policies, %d warning policies", n, warning), n == 1 && warning == 1
 	})
 	pol := policies()[0]
 	if err := env.WaitPolicyReady(ctx, ns, pol.GetName()); err != nil {
@@ -126,16 +140,16 @@ func clockWhileStopped(t *testing.T, target render.Target, gvk schema.GroupVersi
 	// The end, the operator still stopped: admitted from the end instant.
 	last := writesAround(t, ns, end, false)
 	t.Logf("end %s: %s", end.Format(time.RFC3339), last)
-	if n := len(policies()); n != 1 {
-		t.Errorf("%d policies after the end with the operator stopped, want the pre-armed one", n)
+	if n := len(policies()); n != 1 || warning != 1 {
+		t.Errorf("%d policies and %d warning policies after the end with the operator stopped, want the pre-armed ones", n, warning)
 	}
 
 	// Restarted: it removes the policy.
 	restarted := time.Now()
 	op = startCommandArgs(t, reportsDir, logPath, args)
-	d := waitFor(t, 30*time.Second, "the policy removed", func() (string, bool) {
+	d := waitFor(t, 30*time.Second, "the policy and the warning policy removed", func() (string, bool) {
 		n := len(policies())
-		return fmt.Sprintf("%d policies", n), n == 0
+		return fmt.Sprintf("%d policies, %d warning policies", n, warning), n == 0 && warning == 0
 	})
 	ended := waitFor(t, 30*time.Second, "the plan terminated", func() (string, bool) {
 		ph := getPlan(t, id).Status.Phase

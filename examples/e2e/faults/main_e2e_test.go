@@ -138,6 +138,12 @@ func startCommandArgs(t *testing.T, reportsDir, logPath string, args []string, e
 		"--leader-elect=false",
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
+		// The tests of this package count a plan's policies and time its
+		// edges by the pass: the clock at the enforcer and the advance
+		// warnings, on by default, are TestClockWhileStopped's, which
+		// turns them on again (a later flag wins).
+		"--clock=false",
+		"--warnings=false",
 	}, args...)...)
 	cmd.Env = append(cmd.Environ(),
 		reconcile.EnvTickInterval+"=2",
