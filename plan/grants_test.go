@@ -57,7 +57,10 @@ func TestMaxGrantDuration(t *testing.T) {
 }
 
 func TestGrantState(t *testing.T) {
-	at := func(m int) *metav1.Time { v := metav1.NewTime(time.Date(2026, 12, 3, 10, m, 0, 0, time.UTC)); return &v }
+	at := func(m int) *metav1.Time {
+		v := metav1.NewTime(time.Date(2026, 12, 3, 10, m, 0, 0, time.UTC))
+		return &v
+	}
 	cases := []struct {
 		name string
 		g    plan.Grant
