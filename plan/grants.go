@@ -106,14 +106,16 @@ const (
 
 // State is where the grant stands at now, as its record tells: before
 // its grant it is requested; the expiry is exclusive (at ExpiresAt the
-// grant is expired); a revoke counts from its instant.
+// grant is expired); a revoke counts from its instant. A grant granted
+// without an expiry (a status edited by hand: ApproveGrant always sets
+// one) is expired: it exempts no one.
 func (g Grant) State(now time.Time) GrantState {
 	switch {
 	case g.RevokedAt != nil && !now.Before(g.RevokedAt.Time) && (g.ExpiresAt == nil || g.RevokedAt.Before(g.ExpiresAt)):
 		return GrantRevoked
 	case g.GrantedAt == nil || now.Before(g.GrantedAt.Time):
 		return GrantRequested
-	case now.Before(g.ExpiresAt.Time):
+	case g.ExpiresAt != nil && now.Before(g.ExpiresAt.Time):
 		return GrantInForce
 	}
 	return GrantExpired
@@ -171,6 +173,12 @@ func NextGrantEnd(p *ProtectionPlan, now time.Time) (time.Time, bool) {
 // the grants in force added to spec.requesters.exclude.users, so that
 // they are admitted and their writes recorded as exempt ones are. p is
 // not changed; without a grant in force it is returned as is.
+//
+// The exemption then lasts as long as the policies rendered from it: until
+// a pass renders them again after the grant's end. render.Input.Grants
+// does the same without this copy and, on a target whose engine reads the
+// clock (render.Input.Clock), bounds each grant by its instants in the
+// policies themselves: the reconcile pass renders that way.
 func WithGrants(p *ProtectionPlan, now time.Time) *ProtectionPlan {
 	users := GrantedUsers(p, now)
 	if len(users) == 0 {
@@ -233,24 +241,7 @@ func ValidateBreakGlass(b *BreakGlass, fld *field.Path) field.ErrorList {
 // MaxGrantDuration). Fields are named under fld (users[1], reason,
 // duration).
 func ValidateGrantRequest(users []string, reason string, d time.Duration, max time.Duration, fld *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	switch {
-	case len(users) == 0:
-		errs = append(errs, field.Required(fld.Child("users"), "name at least one user"))
-	case len(users) > MaxGrantUsers:
-		errs = append(errs, field.TooMany(fld.Child("users"), len(users), MaxGrantUsers))
-	default:
-		for i, u := range users {
-			p := fld.Child("users").Index(i)
-			if e := validateUserName(u, p); len(e) > 0 {
-				errs = append(errs, e...)
-				continue
-			}
-			if j := slices.Index(users[:i], u); j >= 0 {
-				errs = append(errs, listedTwice(p, u, fld.Child("users").Index(j)))
-			}
-		}
-	}
+	errs := ValidateGrantUsers(users, fld.Child("users"))
 	switch {
 	case strings.TrimSpace(reason) == "":
 		errs = append(errs, field.Required(fld.Child("reason"), "say why: the incident, the change it needs"))
@@ -263,6 +254,33 @@ func ValidateGrantRequest(users []string, reason string, d time.Duration, max ti
 	if d < time.Minute || d > max {
 		errs = append(errs, field.Invalid(fld.Child("duration"), d.String(),
 			fmt.Sprintf("must be from 1m to %s (the plan's spec.breakGlass.maxDuration)", max)))
+	}
+	return errs
+}
+
+// ValidateGrantUsers checks a grant's users (at fld): at least one, at
+// most MaxGrantUsers, each a user name as spec.requesters' users are
+// (no wildcard, no template delimiters, no service account), each once.
+// Render checks a grant's users again with it, since its names reach
+// policies.
+func ValidateGrantUsers(users []string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case len(users) == 0:
+		errs = append(errs, field.Required(fld, "name at least one user"))
+	case len(users) > MaxGrantUsers:
+		errs = append(errs, field.TooMany(fld, len(users), MaxGrantUsers))
+	default:
+		for i, u := range users {
+			p := fld.Index(i)
+			if e := validateUserName(u, p); len(e) > 0 {
+				errs = append(errs, e...)
+				continue
+			}
+			if j := slices.Index(users[:i], u); j >= 0 {
+				errs = append(errs, listedTwice(p, u, fld.Index(j)))
+			}
+		}
 	}
 	return errs
 }

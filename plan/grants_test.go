@@ -55,3 +55,29 @@ func TestMaxGrantDuration(t *testing.T) {
 		t.Errorf("set %s", got)
 	}
 }
+
+func TestGrantState(t *testing.T) {
+	at := func(m int) *metav1.Time {
+		v := metav1.NewTime(time.Date(2026, 12, 3, 10, m, 0, 0, time.UTC))
+		return &v
+	}
+	cases := []struct {
+		name string
+		g    plan.Grant
+		now  *metav1.Time
+		want plan.GrantState
+	}{
+		{"a request not granted is requested", plan.Grant{}, at(5), plan.GrantRequested},
+		{"a grant before its expiry is in force", plan.Grant{GrantedAt: at(0), ExpiresAt: at(10)}, at(9), plan.GrantInForce},
+		{"a grant at its expiry is expired (the expiry is exclusive)", plan.Grant{GrantedAt: at(0), ExpiresAt: at(10)}, at(10), plan.GrantExpired},
+		{"a grant revoked before its expiry is revoked from the revoke", plan.Grant{GrantedAt: at(0), ExpiresAt: at(10), RevokedAt: at(4)}, at(4), plan.GrantRevoked},
+		{"a grant granted without an expiry (a status edited by hand) is expired, not a panic", plan.Grant{GrantedAt: at(0)}, at(5), plan.GrantExpired},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.g.State(c.now.Time); got != c.want {
+				t.Fatalf("State = %s, want %s", got, c.want)
+			}
+		})
+	}
+}

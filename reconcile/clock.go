@@ -18,7 +18,7 @@ func (d *pass) renderInput(p *plan.ProtectionPlan, apps []plan.Application) rend
 	return render.Input{Plan: p, Applications: apps, Now: d.in.Now, Target: s.target(), Compact: s.Compact,
 		Clock: s.Clock, Lead: s.Lead, Warnings: s.Warnings,
 		ReleaseNamespace: d.in.Cluster.ReleaseNamespace, ExcludedNamespaces: d.in.Cluster.Excluded, Kinds: d.in.Cluster.Kinds,
-		EdgeExecutor: s.EdgeExecutor, WindowOptions: d.cals.opts}
+		EdgeExecutor: s.EdgeExecutor, WindowOptions: d.cals.opts, Grants: p.Status.Grants}
 }
 
 // preArmEdge brings the next pass forward to the instant a scheduled

@@ -220,8 +220,10 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 		return fail, nil
 	}
 	// Break-glass grants in force exempt their users, as requesters the
-	// plan excludes do: admitted, and recorded as exempt writes.
-	res, err := render.Render(d.renderInput(plan.WithGrants(p, in.Now), apps))
+	// plan excludes do: admitted, and recorded as exempt writes; on a
+	// clocked render only until each grant's end, by the engine's clock
+	// (render.Input.Grants, renderInput).
+	res, err := render.Render(d.renderInput(p, apps))
 	if err != nil {
 		return &Failure{plan.ReasonInvalidPlan, err.Error()}, nil
 	}

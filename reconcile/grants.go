@@ -23,8 +23,11 @@ import (
 // returns the plan whose status the embedder writes with the
 // resourceVersion read: of a concurrent grant and revoke, one write wins
 // and the other gets 409 from the store. The pass renders the plan with
-// the users of the grants in force exempt (plan.WithGrants) and wakes at
-// each grant's expiry.
+// the users of the grants in force exempt (render.Input.Grants) and wakes
+// at each grant's expiry. With Settings.Clock on a target with a clock
+// the policies themselves stop honouring a grant at its end instant, and
+// the pass at the expiry only takes the spent grant out (and records the
+// expiry on the timeline); on vap (no clock) that pass is what ends it.
 
 // GrantRequest asks for a grant.
 type GrantRequest struct {

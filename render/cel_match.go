@@ -151,6 +151,9 @@ func celConditions(c *compiled, ns nsScope, record bool) []admissionregistration
 	if !c.exempt.empty() && !record {
 		out = append(out, admissionregistrationv1.MatchCondition{Name: "exempt-requesters", Expression: "!" + c.exempt.celTest()})
 	}
+	if len(c.grants) > 0 && !record {
+		out = append(out, admissionregistrationv1.MatchCondition{Name: "exempt-granted-requesters", Expression: "!" + c.grants.celTest()})
+	}
 	if c.edge.on() {
 		out = append(out, admissionregistrationv1.MatchCondition{Name: "exempt-edge-executor", Expression: "!" + c.edge.celTest()})
 	}
@@ -158,7 +161,14 @@ func celConditions(c *compiled, ns nsScope, record bool) []admissionregistration
 		out = append(out, admissionregistrationv1.MatchCondition{Name: "included-requesters", Expression: c.include.celTest()})
 	}
 	if record {
-		out = append(out, admissionregistrationv1.MatchCondition{Name: "record-exempt-requesters", Expression: c.exempt.celTest()})
+		var alts []string
+		if !c.exempt.empty() {
+			alts = append(alts, c.exempt.celTest())
+		}
+		if len(c.grants) > 0 { // within their grant only
+			alts = append(alts, c.grants.celTest())
+		}
+		out = append(out, admissionregistrationv1.MatchCondition{Name: "record-exempt-requesters", Expression: strings.Join(alts, " || ")})
 	}
 	var alts []string
 	for _, group := range groupByKind(ns.excluded) {

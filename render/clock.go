@@ -37,7 +37,11 @@ import (
 //     time.now() >= timestamp(start) && time.now() < timestamp(end).
 //   - vap: the API server's CEL environment has no clock (no now(), and
 //     the request carries no time); its edges stay the operator's, late by
-//     at most one tick plus a leader change.
+//     at most one tick plus a leader change. The same holds for a
+//     break-glass grant's end (grants.go): on vap its users are excluded
+//     until the pass at its end renders the policies without them, so with
+//     the operator down a grant outlives its end; on the clock targets the
+//     policies test each grant's instants too.
 //
 // The instants are constants rendered from exact instants (RFC 3339, UTC,
 // whole seconds), never user text. A policy carries the occurrence

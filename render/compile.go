@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -35,6 +36,12 @@ type compiled struct {
 	// (spec.requesters.exclude); include, when it names anyone, the only
 	// requesters it freezes. Exclusions win.
 	exempt, include requesterSet
+	// grants, in a clocked render, are the break-glass grants in force,
+	// each exempting its users within its instants (grants.go); without a
+	// clock their users are in exempt.
+	grants grantSet
+	// now is Input.Now.
+	now time.Time
 	// clock, in a clocked render (Input.Clock on a target with a clock),
 	// are the intervals the policies refuse in; nil otherwise.
 	clock []window.Interval
@@ -98,6 +105,9 @@ func compile(in Input) (*compiled, error) {
 	// template delimiters, no control characters).
 	errs = append(errs, plan.ValidateRequesters(p.Spec.Requesters, spec.Child("requesters"))...)
 	c.exempt = newRequesterSet(p.Spec.Requesters.ExcludeSet())
+	c.grants, c.exempt, e = compileGrants(in, c.exempt)
+	errs = append(errs, e...)
+	c.now = in.Now
 	c.include = newRequesterSet(p.Spec.Requesters.IncludeSet())
 	if target == TargetVAP { // the only target that writes members' names
 		errs = append(errs, checkMembers(c.namespaces)...)
@@ -267,7 +277,7 @@ func compactRuleName(template string, r RuleSpec) string {
 // exempts requesters, the record policy (recordUnit).
 func (c *compiled) allUnits(ns nsScope) []policyUnit {
 	us := c.units(ns)
-	if !c.exempt.empty() {
+	if !c.exempt.empty() || len(c.grants) > 0 {
 		us = append(us, c.recordUnit(ns))
 	}
 	if c.warn != nil {

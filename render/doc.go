@@ -265,6 +265,15 @@
 // The API server's CEL has no clock: vap keeps the operator's edges, late
 // by at most one tick plus a leader change. See clock.go.
 //
+// Break-glass grants (Input.Grants, the plan's status.grants) exempt
+// their users while in force. On a clocked render each grant is bounded
+// by its own instants in the policies (kyverno: a precondition on the
+// base64 of the user name and time_now_utc(); kyverno-cel: the match
+// condition exempt-granted-requesters), so it ends at its end instant
+// without a pass; elsewhere its users join the exempt requesters until a
+// pass renders without them (plan.WithGrants does the same to a plan).
+// Explain names the grant that exempts a requester. See grants.go.
+//
 // With Input.Warnings, each namespace in scope also gets a warning policy
 // (WarnTemplate): one rule matching what the plan's templates match,
 // whose only action is an admission warning, BeforeStart within the lead

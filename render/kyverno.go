@@ -140,6 +140,7 @@ func kyvernoSpec(c *compiled, u policyUnit, ns nsScope, messages map[string]stri
 				return nil, err
 			}
 			c.edge.kyvernoPrecondition(&rules[j])
+			c.grants.kyvernoPrecondition(&rules[j], u.record, c.exempt)
 		}
 		spec.Rules = append(spec.Rules, rules...)
 	}
@@ -169,14 +170,21 @@ func (c *compiled) kyvernoRequesters(rule *kyRule, record bool) error {
 	case !record:
 		rule.Match.Any[0].Subjects = include
 	case len(include) == 0:
-		rule.Match.Any[0].Subjects = c.exempt.kyvernoSubjects()
+		rule.Match.Any[0].Subjects = c.recordSubjects()
 	default:
 		rule.Match = kyMatch{All: []kyFilter{
 			{Resources: f.Resources, Subjects: include},
-			{Resources: f.Resources, Subjects: c.exempt.kyvernoSubjects()},
+			{Resources: f.Resources, Subjects: c.recordSubjects()},
 		}}
 	}
 	return nil
+}
+
+// recordSubjects are the subjects the record policy matches: the exempt
+// requesters and, on a clocked render, the granted users (recorded only
+// within their grant: grantSet.kyvernoPrecondition).
+func (c *compiled) recordSubjects() []kySubject {
+	return append(c.exempt.kyvernoSubjects(), c.grants.kyvernoSubjects()...)
 }
 
 // kyvernoPolicy makes the object of one namespace from a shared spec.

@@ -58,6 +58,7 @@ func kyvernoNamespaceLabels(c *compiled) (Policy, error) {
 	if err := c.kyvernoRequesters(&rule, false); err != nil {
 		return Policy{}, err
 	}
+	c.grants.kyvernoPrecondition(&rule, false, c.exempt)
 	proto, err := newSpecProto(kySpec{
 		Admission: true, Background: false, EmitWarning: false,
 		ValidationFailureAction: kyvernoAction(c.mode),

@@ -274,7 +274,11 @@ func (c *compiled) evaluate(r RuleSpec, ns nsScope, req Request) (outcome, error
 	if !holds {
 		return outcome{stage: stageUnchanged}, nil
 	}
-	return outcome{stage: stageApplies, rule: ruleName, exempt: c.exempt.which(req.UserInfo)}, nil
+	exempt := c.exempt.which(req.UserInfo)
+	if exempt == "" {
+		exempt = c.grants.which(req.UserInfo, c.now)
+	}
+	return outcome{stage: stageApplies, rule: ruleName, exempt: exempt}, nil
 }
 
 // inScope mirrors the application-selector tests of a rule: selected; for

@@ -69,6 +69,14 @@ type Input struct {
 	// carries out none. The plan's policies admit that account's writes
 	// only for the plan's own actions (see EdgeExtraKey).
 	EdgeExecutor string
+	// Grants are the plan's break-glass grants (status.grants; errors name
+	// them so): those in force at Now exempt their users as
+	// spec.requesters.exclude.users does, and the others are ignored. On
+	// a clocked render (Clock on a target with a clock) the policies test
+	// each grant's instants themselves, so that the grant ends at its end
+	// instant without a pass; elsewhere the exemption lasts until the
+	// policies are rendered again after its end (see grants.go).
+	Grants []plan.Grant
 	// WindowOptions are passed to window.Parse wherever the render reads
 	// the plan's window: the occurrences of the calendars its exceptions
 	// name (window.WithCalendar), as the pass resolved them. Without them

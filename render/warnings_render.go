@@ -28,6 +28,7 @@ func kyvernoWarnSpec(c *compiled, u policyUnit, ns nsScope, exclude *kyMatch) (*
 				return nil, err
 			}
 			c.edge.kyvernoPrecondition(&rules[j])
+			c.grants.kyvernoPrecondition(&rules[j], false, c.exempt)
 			if wr.timed {
 				if rules[j].Preconditions == nil {
 					rules[j].Preconditions = &kyConditions{}
