@@ -225,6 +225,18 @@ func TestEnforcement(t *testing.T) {
 			contains: []string{"its status has no Ready condition yet"},
 		},
 		{
+			name:   "a policy Kyverno could not register (no Ready condition a minute after it was created, as recorded) is not loaded, and the message says where to look",
+			target: render.TargetKyverno,
+			change: func(t *testing.T, in *EnforcementInput) {
+				pol := liveOfKind(in, "Policy")
+				rec := recordedOne(t, "policy-v1-unregistered.json", "enforcement-unloaded-delete")
+				pol.Object["status"] = rec.Object["status"]
+				pol.SetCreationTimestamp(metav1.NewTime(now.Add(-registerGrace)))
+			},
+			status: metav1.ConditionFalse, reason: ReasonPolicyNotReady,
+			contains: []string{"its status has no Ready condition 1m0s after it was created: Kyverno could not register it in its webhook configuration; Kyverno's log says why"},
+		},
+		{
 			name:   "a CEL policy whose conditionStatus is not ready names the condition that failed",
 			target: render.TargetKyvernoCEL,
 			change: func(t *testing.T, in *EnforcementInput) {
