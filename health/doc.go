@@ -117,11 +117,14 @@
 // Kyverno's or the cluster's. Its checks, most severe first (the
 // condition's reason is the most severe finding's):
 //
+//	PlanFailed             the plan failed: nothing else is judged
 //	WebhookMissing         Kyverno registered no webhook at all
 //	EnforcerNotAnswering   a probe got no answer (timeout, webhook error)
 //	ProbeAdmitted          a dry-run the plan must refuse was admitted
 //	WebhookFailsOpen       only failurePolicy Ignore webhooks cover a request
-//	PolicyNotReady         Kyverno's status of the policy is not ready
+//	PolicyNotReady         Kyverno's status of the policy is not ready (a
+//	                       kyverno.io/v1 one without Ready a minute on:
+//	                       Kyverno could not register it)
 //	WebhookNotCovering     no webhook's rules or namespaceSelector cover it
 //	BindingNotEnforcing    vap: binding missing, elsewhere, or not Deny
 //	PolicyExcepted         a PolicyException (either API) names the policy
@@ -148,7 +151,17 @@
 // harness (examples/e2e/faults), one new event object per refused probe,
 // not aggregated, expiring with the cluster's event TTL (one hour by
 // default); every policy that refuses the probe writes its own, so plans
-// that freeze creation in the same namespace each add one per probe.
+// that freeze creation in the same namespace each add one per probe
+// (Kyverno 1.19.1: pkg/webhooks/utils/event.go GenerateEvents, one event
+// per failed rule of each policy's response, the CEL engine's
+// pkg/webhooks/resource/vpol/handler.go alike; pkg/event/controller.go
+// creates each as a new Event). No property of a request suppresses them:
+// --omitEvents drops every PolicyViolation event of the cluster, and
+// resourceFilters exempt the probe from evaluation too. Bounding them
+// below one per plan would take the render: a dry-run-only precondition
+// by which each policy skips a probe addressed to another, so that a
+// pass's shared probe is refused by one policy (TestProbeEvents in
+// examples/e2e/faults measures 1, 2 and 4 plans on one namespace).
 // These events are the steady state's only writes. Package violations
 // leaves records of ProbeName out (violations.IsProbe).
 // RecordEnforcement stores the condition and an EnforcementChanged

@@ -69,6 +69,10 @@ const (
 	// ReasonNotEnforcing: the plan is not active; nothing is enforced
 	// (status Unknown).
 	ReasonNotEnforcing = "NotEnforcing"
+	// ReasonPlanFailed: the plan failed (its policies could not all be put
+	// in place, its Ready condition says why): the freeze it should hold
+	// is not verified. The only finding then: the enforcer is not judged.
+	ReasonPlanFailed = "PlanFailed"
 	// ReasonWebhookMissing: Kyverno registered no webhook at all.
 	ReasonWebhookMissing = "WebhookMissing"
 	// ReasonEnforcerNotAnswering: a probe got no answer from the
@@ -109,7 +113,7 @@ const (
 
 // findingOrder ranks the False reasons, most severe first.
 var findingOrder = []string{
-	ReasonWebhookMissing, ReasonEnforcerNotAnswering, ReasonProbeAdmitted, ReasonWebhookFailsOpen,
+	ReasonPlanFailed, ReasonWebhookMissing, ReasonEnforcerNotAnswering, ReasonProbeAdmitted, ReasonWebhookFailsOpen,
 	ReasonPolicyNotReady, ReasonWebhookNotCovering, ReasonBindingNotEnforcing, ReasonPolicyExcepted,
 	ReasonResourceFiltered, ReasonRequestersExcluded, ReasonTypeCheckWarnings, ReasonProbeRefusedOtherwise,
 	ReasonGuardMissing,
@@ -171,6 +175,14 @@ func Enforcement(in EnforcementInput) EnforcementResult {
 	case in.Plan == nil:
 		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, ReasonInconsistentInput, "no plan to check"
 		return EnforcementResult{Condition: stamp(nil, c, in.Now)}
+	case in.Plan.Status.Phase == plan.PhaseFailed:
+		// A failed plan was meant to enforce: its last verdict (True,
+		// before a policy was deleted and its repair refused) must not
+		// outlive it, nor read as "not checked".
+		f := Finding{Reason: ReasonPlanFailed, Object: "ProtectionPlan " + in.Plan.Name,
+			Message: "the freeze is not verified: the plan failed, its policies are not all in place (its Ready condition says why)"}
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, f.Reason, f.Message
+		return EnforcementResult{Findings: []Finding{f}, Condition: stamp(in.Plan, c, in.Now)}
 	case in.Plan.Status.Phase != plan.PhaseActive:
 		c.Status, c.Reason = metav1.ConditionUnknown, ReasonNotEnforcing
 		c.Message = "nothing is enforced: " + phaseClause(in.Plan.Status.Phase)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -282,7 +283,7 @@ func (e *enforcer) checkKyverno(p render.Policy) {
 	}
 	// Kyverno's own status of the policy.
 	if live := e.live[keyOf(want)]; live != nil {
-		if ok, why := kyvernoReady(live); !ok {
+		if ok, why := kyvernoReady(live, e.in.Now); !ok {
 			e.findings.add(ReasonPolicyNotReady, ns, desc, "Kyverno has not loaded %s (%s): it refuses nothing until it is ready", desc, why)
 		}
 	}
@@ -314,9 +315,21 @@ func (r request) kindText() string {
 	return r.kind
 }
 
+// registerGrace is how long Kyverno may take to report on a new
+// kyverno.io/v1 policy: it registers one in its webhook configuration and
+// sets Ready within seconds (a few on the harness, under load).
+const registerGrace = time.Minute
+
 // kyvernoReady reads a Kyverno policy's status: status.conditions Ready
 // for kyverno.io/v1, status.conditionStatus.ready for the CEL policies.
-func kyvernoReady(o *unstructured.Unstructured) (bool, string) {
+// A kyverno.io/v1 policy without a Ready condition registerGrace after it
+// was created is one Kyverno could not register: Kyverno 1.19.1 sets Ready
+// only after it wrote its webhook configuration (its webhook controller's
+// updatePolicyStatuses), and leaves a policy without it out of its policy
+// cache; the reason is in Kyverno's log, most often its update of
+// kyverno-resource-validating-webhook-cfg refused (recorded in
+// testdata/kyverno-1.19.1/policy-v1-unregistered.json).
+func kyvernoReady(o *unstructured.Unstructured, now time.Time) (bool, string) {
 	if strings.HasPrefix(o.GetAPIVersion(), "kyverno.io/") {
 		conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
 		for _, c := range conds {
@@ -329,6 +342,12 @@ func kyvernoReady(o *unstructured.Unstructured) (bool, string) {
 				reason, _ := cm["reason"].(string)
 				return false, strings.TrimSpace("Ready is " + fmt.Sprint(cm["status"]) + ": " + reason + " " + msg)
 			}
+		}
+		created := o.GetCreationTimestamp().Time
+		if age := now.Sub(created); !created.IsZero() && age >= registerGrace {
+			return false, fmt.Sprintf("its status has no Ready condition %s after it was created: Kyverno could not register it in its webhook configuration; "+
+				"Kyverno's log says why, most often an update of its ValidatingWebhookConfiguration refused by an admission policy, a webhook or its role",
+				age.Round(time.Second))
 		}
 		return false, "its status has no Ready condition yet"
 	}

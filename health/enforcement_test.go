@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -213,11 +214,27 @@ func TestEnforcement(t *testing.T) {
 			contains: []string{"Kyverno has not loaded Policy shop/summer-freeze-scaling (Ready is False: Failed failed to build webhook rules)"},
 		},
 		{
-			name:   "a policy Kyverno has not reported on yet is not loaded",
+			name:   "a policy Kyverno has not reported on yet (created seconds ago) is not loaded",
 			target: render.TargetKyverno,
-			change: func(t *testing.T, in *EnforcementInput) { delete(liveOfKind(in, "Policy").Object, "status") },
+			change: func(t *testing.T, in *EnforcementInput) {
+				pol := liveOfKind(in, "Policy")
+				delete(pol.Object, "status")
+				pol.SetCreationTimestamp(metav1.NewTime(now.Add(-5 * time.Second)))
+			},
 			status: metav1.ConditionFalse, reason: ReasonPolicyNotReady,
 			contains: []string{"its status has no Ready condition yet"},
+		},
+		{
+			name:   "a policy Kyverno could not register (no Ready condition a minute after it was created, as recorded) is not loaded, and the message says where to look",
+			target: render.TargetKyverno,
+			change: func(t *testing.T, in *EnforcementInput) {
+				pol := liveOfKind(in, "Policy")
+				rec := recordedOne(t, "policy-v1-unregistered.json", "enforcement-unloaded-delete")
+				pol.Object["status"] = rec.Object["status"]
+				pol.SetCreationTimestamp(metav1.NewTime(now.Add(-registerGrace)))
+			},
+			status: metav1.ConditionFalse, reason: ReasonPolicyNotReady,
+			contains: []string{"its status has no Ready condition 1m0s after it was created: Kyverno could not register it in its webhook configuration; Kyverno's log says why"},
 		},
 		{
 			name:   "a CEL policy whose conditionStatus is not ready names the condition that failed",
@@ -374,6 +391,12 @@ func TestEnforcement(t *testing.T) {
 			target: render.TargetKyverno, phase: plan.PhaseScheduled,
 			status: metav1.ConditionUnknown, reason: ReasonNotEnforcing,
 			contains: []string{"nothing is enforced: the window has not started"},
+		},
+		{
+			name:   "a failed plan was meant to enforce: False, not a stale True nor Unknown",
+			target: render.TargetKyverno, phase: plan.PhaseFailed,
+			status: metav1.ConditionFalse, reason: ReasonPlanFailed,
+			contains: []string{"the freeze is not verified: the plan failed"},
 		},
 		{
 			name:   "the most severe finding gives the reason, and the message lists every finding",

@@ -82,6 +82,7 @@ func Decide(in Input) Output {
 		if res, err := plan.Fail(d.p, fail.Reason, fail.Message, in.Now); err == nil {
 			d.p, d.events = res.Plan, append(d.events, res.Events...)
 		}
+		d.recordFailedEnforcement()
 	} else if check != nil {
 		d.recordHealth(check, c)
 		d.recordEnforcement(d.out.Health, c)

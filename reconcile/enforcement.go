@@ -75,3 +75,17 @@ func Verified(p *plan.ProtectionPlan) bool {
 	c := meta.FindStatusCondition(p.Status.Conditions, plan.ConditionEnforcementVerified)
 	return c != nil && c.Status == metav1.ConditionTrue
 }
+
+// recordFailedEnforcement decides EnforcementVerified for a pass that
+// failed the plan, when the pass read the enforcer: False (PlanFailed),
+// so that a plan whose policy was deleted and whose repair the cluster
+// refused does not keep the True of its last verified pass.
+func (d *pass) recordFailedEnforcement() {
+	if d.in.Cluster.Enforcer == nil || d.p.Status.Phase != plan.PhaseFailed {
+		return
+	}
+	res := health.Enforcement(health.EnforcementInput{Plan: d.p, Render: d.render, Now: d.in.Now})
+	rec := health.RecordEnforcement(d.p, res, d.in.Now)
+	d.p, d.events = rec.Plan, append(d.events, rec.Events...)
+	d.out.Enforcement = &res
+}

@@ -2,14 +2,17 @@ package reconcile_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
@@ -158,6 +161,39 @@ func TestEnforcementVerified(t *testing.T) {
 		}
 		if got := strings.Join(w.reasons(), ","); got != "Normal EnforcementChanged" {
 			t.Errorf("events %q, want one Normal EnforcementChanged", got)
+		}
+	})
+	t.Run("a verified plan whose policy is deleted and whose repair the cluster refuses (403) fails and is no longer verified", func(t *testing.T) {
+		w := probed(t, refused)
+		w.pass(start.Add(-time.Hour))
+		w.pass(start)
+		w.statusPolicies()
+		w.pass(start.Add(time.Minute))
+		if !reconcile.Verified(w.plans["xmas"]) {
+			t.Fatalf("not verified first: %+v", cond(w.plans["xmas"], plan.ConditionEnforcementVerified))
+		}
+		for k := range w.policies {
+			delete(w.policies, k)
+		}
+		w.fail = func(a health.Action) error {
+			return apierrors.NewForbidden(schema.GroupResource{Group: "kyverno.io", Resource: "policies"}, a.Object.GetName(), errors.New("no right"))
+		}
+		w.events = nil
+		w.pass(start.Add(2 * time.Minute))
+		p := w.plans["xmas"]
+		c := cond(p, plan.ConditionEnforcementVerified)
+		if p.Status.Phase != plan.PhaseFailed || c.Status != metav1.ConditionFalse || c.Reason != health.ReasonPlanFailed {
+			t.Fatalf("phase %s, EnforcementVerified %s %s: %s", p.Status.Phase, c.Status, c.Reason, c.Message)
+		}
+		if got := strings.Join(w.reasons(), ","); !strings.Contains(got, "Warning EnforcementChanged") {
+			t.Errorf("events %q, want a Warning EnforcementChanged", got)
+		}
+		w.fail = nil
+		w.pass(start.Add(3 * time.Minute))
+		w.statusPolicies()
+		w.pass(start.Add(4 * time.Minute))
+		if !reconcile.Verified(w.plans["xmas"]) {
+			t.Errorf("not verified once repaired: phase %s, %+v", w.plans["xmas"].Status.Phase, cond(w.plans["xmas"], plan.ConditionEnforcementVerified))
 		}
 	})
 	t.Run("without an enforcer read, nothing is probed or decided", func(t *testing.T) {

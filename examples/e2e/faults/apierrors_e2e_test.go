@@ -262,9 +262,10 @@ func startInProcess(t *testing.T, dir string, ft *faultTransport) (*operator.Ope
 
 // startWith starts the operator in this process as the operator's
 // ServiceAccount (only the generated RBAC, as every operator here), its
-// requests through wrap, on the kyverno target with no leader election,
-// no listener, a 2 s tick and one checkpoint per process, and base's
-// other settings. It returns the operator and a function that stops it.
+// requests through wrap, on base's target (kyverno when it names none)
+// with no leader election, no listener, a 2 s tick and one checkpoint per
+// process, and base's other settings. It returns the operator and a
+// function that stops it.
 func startWith(t *testing.T, dir string, wrap func(http.RoundTripper) http.RoundTripper, base operator.Config) (*operator.Operator, func()) {
 	t.Helper()
 	cfg := env.ConfigAs(harness.OperatorServiceAccount)
@@ -285,7 +286,10 @@ func startWith(t *testing.T, dir string, wrap func(http.RoundTripper) http.Round
 	if err != nil {
 		t.Fatal(err)
 	}
-	base.Target, base.ReportsDir, base.Timing, base.Log = render.TargetKyverno, filepath.Join(dir, "reports"), timing, log
+	if base.Target == "" {
+		base.Target = render.TargetKyverno
+	}
+	base.ReportsDir, base.Timing, base.Log = filepath.Join(dir, "reports"), timing, log
 	op, err := operator.New(base, mgr)
 	if err != nil {
 		t.Fatal(err)

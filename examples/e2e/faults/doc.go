@@ -44,15 +44,22 @@
 //   - TestEnforcementVerified (enforcement_e2e_test.go): issue 21's
 //     EnforcementVerified with Kyverno stopped (fail closed and fail
 //     open), a PolicyException, a failurePolicy patched to Ignore (Kyverno
-//     restarted with --autoUpdateWebhooks=false), and the probes' events
-//     never read as violations; TestEnforcementVerifiedCEL the part that
-//     applies to kyverno-cel unchanged (two plans sharing the probe,
-//     Kyverno stopped fail closed, the probes' events).
+//     restarted with --autoUpdateWebhooks=false), a policy Kyverno could
+//     not register (its webhook configuration's updates refused by an
+//     admission policy), and the probes' events never read as
+//     violations; TestEnforcementVerifiedCEL the part that applies to
+//     kyverno-cel (two plans sharing the probe, a policies.kyverno.io
+//     PolicyException, Kyverno stopped fail closed, the probes' events);
+//     TestEnforcementVerifiedVAP the vap binding changed by hand
+//     (validationActions without Deny, pointing elsewhere, deleted) while
+//     the operator's repairs are held back.
 //   - TestProbeCost (probecost_e2e_test.go): the operator in this process,
 //     its requests counted, over three plans freezing creation in one
 //     namespace, without the enforcement check, with it, and with the
 //     probes: requests and writes a pass, the mean pass time and Kyverno's
-//     events a pass.
+//     events a pass. TestProbeEvents: Kyverno's events a pass for the
+//     probes with 1, 2 and 4 plans on one namespace, on kyverno and
+//     kyverno-cel.
 //
 // The operator runs with a 2 s tick and one checkpoint per process (the
 // longest period reconcile.LoadTiming accepts), so that the violations of a run

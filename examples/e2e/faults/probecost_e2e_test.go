@@ -19,17 +19,21 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/telark/protectionplans/examples/operator/operator"
+	"github.com/telark/protectionplans/health"
 	"github.com/telark/protectionplans/plan"
+	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/violations"
 	"github.com/telark/protectionplans/window"
 )
 
 // countingTransport counts the operator's requests by verb, and its
-// writes (dry-runs apart).
+// writes (dry-runs apart); its dry-runs also by namespace.
 type countingTransport struct {
 	next http.RoundTripper
 	mu   sync.Mutex
 	by   map[string]int
+	// dryRunsIn counts the dry-runs by the namespace of their path.
+	dryRunsIn map[string]int
 }
 
 func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -42,8 +46,24 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	t.mu.Lock()
 	t.by[verb]++
+	if req.URL.Query().Get("dryRun") != "" {
+		if _, rest, ok := strings.Cut(req.URL.Path, "/namespaces/"); ok {
+			ns, _, _ := strings.Cut(rest, "/")
+			if t.dryRunsIn == nil {
+				t.dryRunsIn = map[string]int{}
+			}
+			t.dryRunsIn[ns]++
+		}
+	}
 	t.mu.Unlock()
 	return t.next.RoundTrip(req)
+}
+
+// dryRuns is the number of dry-runs sent in namespace ns so far.
+func (t *countingTransport) dryRuns(ns string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dryRunsIn[ns]
 }
 
 func (t *countingTransport) snapshot() map[string]int {
@@ -180,6 +200,103 @@ func TestProbeCost(t *testing.T) {
 	}
 }
 
+// TestProbeEvents measures the one write the probes cause in the steady
+// state (issue 21): the PolicyViolation events Kyverno writes for the
+// refused dry-runs, per pass, with 1, 2 and 4 plans freezing creation in
+// one namespace, on kyverno and kyverno-cel (rows; one namespace per row,
+// the operator in this process). The pass sends one dry-run per namespace
+// and kind whatever the plans (reconcile.ProbeLog), which the test checks;
+// the events follow the policies that refuse it: Kyverno 1.19.1 writes one
+// event per refusing policy and rule (pkg/webhooks/utils/event.go,
+// GenerateEvents: one NewPolicyFailEvent per failed rule of each engine
+// response; pkg/event/controller.go, emitEvent: a new events.k8s.io Event
+// each, never a series), the same on the CEL engine
+// (pkg/webhooks/resource/vpol/handler.go, admissionEvent, per policy).
+// Nothing about a request can suppress them but --omitEvents, which drops
+// every PolicyViolation event of the cluster (the audit feed with them),
+// or resourceFilters, which exempt the probe from evaluation too: so they
+// grow with the plans of a namespace, one per plan and pass, never with
+// the square of them. The test fails if a probe costs more events than
+// the policies that refuse it, or if the dry-runs grow with the plans.
+func TestProbeEvents(t *testing.T) {
+	const passes = 5
+	type result struct {
+		target                        render.Target
+		plans                         int
+		dryRunsPerPass, eventsPerPass float64
+	}
+	var results []result
+	for _, target := range []render.Target{render.TargetKyverno, render.TargetKyvernoCEL} {
+		for _, n := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("%s/%d plans", target, n), func(t *testing.T) {
+				ns := fmt.Sprintf("probe-events-%s-%d", target, n)
+				createNamespace(t, ns)
+				var ids []string
+				for i := range n {
+					id := fmt.Sprintf("%s-%c", ns, 'a'+i)
+					ids = append(ids, id)
+					p := newPlan(id, ns, plan.ModeEnforce, window.Spec{Type: window.Permanent})
+					p.Spec.Templates = []plan.TemplateRef{{Name: "create"}}
+					if err := c.Create(t.Context(), p); err != nil {
+						t.Fatal(err)
+					}
+				}
+				t.Cleanup(func() {
+					for _, id := range ids {
+						_ = c.Delete(context.Background(), &plan.ProtectionPlan{ObjectMeta: metav1.ObjectMeta{Name: id}})
+					}
+				})
+				ct := &countingTransport{by: map[string]int{}}
+				op, stop := startCounted(t, t.TempDir(), ct, operator.Config{Target: target})
+				defer stop()
+				// Verified but for the guard, which this test does not
+				// install (GuardMissing, the least severe reason, is the
+				// condition's only when it is the only finding).
+				waitFor(t, time.Minute, "every plan verified (its policy ready, the probe refused)", func() (string, bool) {
+					var got []string
+					ok := true
+					for _, id := range ids {
+						c := conditionOf(getPlan(t, id), plan.ConditionEnforcementVerified)
+						got = append(got, id+" "+c)
+						ok = ok && (c == "True/"+health.ReasonEnforced || c == "False/"+health.ReasonGuardMissing)
+					}
+					return strings.Join(got, ", "), ok
+				})
+				from := op.Passes()
+				waitFor(t, 10*tick, "two passes to settle", func() (string, bool) { return "", op.Passes() >= from+2 })
+				// Kyverno writes its events from a queue: let the last
+				// pass's land before counting.
+				time.Sleep(time.Second)
+				dryBefore, evBefore := ct.dryRuns(ns), policyViolations(t, ns)
+				from = op.Passes()
+				waitFor(t, time.Duration(passes+3)*tick, "the measured passes", func() (string, bool) { return "", op.Passes() >= from+passes })
+				time.Sleep(time.Second)
+				done := float64(op.Passes() - from)
+				r := result{target: target, plans: n,
+					dryRunsPerPass: float64(ct.dryRuns(ns)-dryBefore) / done,
+					eventsPerPass:  float64(policyViolations(t, ns)-evBefore) / done}
+				results = append(results, r)
+				t.Logf("%s, %d plans in %s: %.2f dry-runs and %.2f PolicyViolation events a pass over %v passes",
+					target, n, ns, r.dryRunsPerPass, r.eventsPerPass, done)
+				// One request a pass whatever the plans (a pass or two may
+				// straddle the window's edges).
+				if r.dryRunsPerPass < 0.5 || r.dryRunsPerPass > 1.5 {
+					t.Errorf("%.2f dry-runs a pass in %s, want 1 (the plans share the probe)", r.dryRunsPerPass, ns)
+				}
+				if r.eventsPerPass > float64(n)+0.5 {
+					t.Errorf("%.2f events a pass for %d plans: more than one per refusing policy", r.eventsPerPass, n)
+				}
+				if r.eventsPerPass < 0.5 {
+					t.Errorf("%.2f events a pass: the refused probes left no event, the measure proves nothing", r.eventsPerPass)
+				}
+			})
+		}
+	}
+	for _, r := range results {
+		t.Logf("%-11s %d plans: %.2f dry-runs a pass, %.2f events a pass (%.2f per plan)", r.target, r.plans, r.dryRunsPerPass, r.eventsPerPass, r.eventsPerPass/float64(r.plans))
+	}
+}
+
 // policyViolations sums the occurrences of the PolicyViolation events in
 // ns.
 func policyViolations(t *testing.T, ns string) int {
@@ -218,9 +335,10 @@ func tickHistogram(t *testing.T) (float64, uint64) {
 	return 0, 0
 }
 
-// startCounted starts the operator in this process on the kyverno target
-// with a 2 s tick, its requests through ct, and the enforcement settings
-// of base; it returns the operator and its stop.
+// startCounted starts the operator in this process on base's target
+// (kyverno when it names none) with a 2 s tick, its requests through ct,
+// and the enforcement settings of base; it returns the operator and its
+// stop.
 func startCounted(t *testing.T, dir string, ct *countingTransport, base operator.Config) (*operator.Operator, func()) {
 	t.Helper()
 	return startWith(t, dir, func(rt http.RoundTripper) http.RoundTripper { ct.next = rt; return ct }, base)
