@@ -184,10 +184,15 @@
 // list every failing validation. In the CEL targets each validation keeps
 // the match guard of its rule (matchGuard), and in this layout reads
 // objects through dyn(), since the API server type-checks each expression
-// against every kind the policy matches. Policy.Templates lists the templates a policy holds. What the
-// layout gives up: health, hashes and repairs are per namespace, not per
-// template (a hand edit of one template's validation re-applies the whole
-// namespace's policy).
+// against every kind the policy matches. Policy.Templates lists the templates a policy holds. The layout
+// still reports per template: Policy.Parts and the AnnotationTemplateHashes
+// annotation give each template's render hash, the hash the standard
+// layout gives that template's own policy in the namespace (rendered
+// alongside, from specs shared between namespaces), and which entries of
+// the rule list are its own; package health names the templates at fault
+// from them. What the layout gives up: a repair applies the whole
+// namespace's policy (a hand edit of one template's validation re-applies
+// all of them).
 //
 // For the kyverno target, Kyverno evaluates every rule of a Policy and
 // reports each one that fails, in rule order; Explain names the first.
