@@ -25,6 +25,9 @@ type compiled struct {
 	target   Target
 	// compact is the compact layout: one policy per namespace.
 	compact bool
+	// parts are the parts of the compact policies, by scope key
+	// (withParts).
+	parts map[string]policyParts
 	// templates are in the plan's order.
 	templates []boundTemplate
 	// namespaces are sorted by name.
@@ -343,7 +346,7 @@ func (c *compiled) eachPolicy(spec func(u policyUnit, ns nsScope) (*specProto, e
 			}
 			if u.template == CompactTemplate {
 				// per-template hashes and parts (compact_parts.go)
-				if p, err = c.withParts(p, ns, protos, spec, policy); err != nil {
+				if p, err = c.withParts(p, ns, protos, spec); err != nil {
 					return nil, err
 				}
 			}
