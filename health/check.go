@@ -69,9 +69,10 @@ func Check(in Input) Result {
 		return r
 	}
 	d.compareLive()
+	d.compactFaults()
 	var sp spread
 	r.Policies, r.Summary, sp = d.policies()
-	r.Conditions = conditions(in, policiesHealthy(in, r.Summary, sp))
+	r.Conditions = conditions(in, policiesHealthy(in, r.Summary, sp, templatesAtFaultByState(r.Policies)))
 	r.Verified = d.verified()
 	if in.Repair {
 		r.Actions = d.actions()
@@ -92,6 +93,9 @@ type diff struct {
 	index map[objKey]int
 	// remembered counts the objects found ok by Input.Verified.
 	remembered int
+	// faults are the templates at fault of the compact policies, by
+	// policy index (compact.go).
+	faults map[int][]string
 	// strays are the unexpected live objects; seen holds their keys.
 	strays []stray
 	seen   map[objKey]bool
@@ -325,7 +329,8 @@ func (d *diff) policies() ([]PolicyHealth, Summary, spread) {
 	pols := d.in.Render.Policies
 	out := make([]PolicyHealth, len(pols), len(pols)+len(d.strays))
 	for i, p := range pols {
-		out[i] = PolicyHealth{Target: p.Target, Template: p.Template, Namespace: p.Namespace, Name: p.Name, State: StateOK}
+		out[i] = PolicyHealth{Target: p.Target, Template: p.Template, Namespace: p.Namespace, Name: p.Name, State: StateOK,
+			Templates: d.faultTemplates(i)}
 	}
 	var details [][]string
 	for _, o := range d.objs {

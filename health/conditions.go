@@ -105,7 +105,10 @@ func unknownHealthy(p *plan.ProtectionPlan, now time.Time, why string) metav1.Co
 }
 
 // policiesHealthy is health's verdict, in words a person can act on.
-func policiesHealthy(in Input, s Summary, sp spread) metav1.Condition {
+//
+// faults are the templates at fault of compact policies by state
+// (templatesAtFaultByState): the message names them after the namespaces.
+func policiesHealthy(in Input, s Summary, sp spread, faults map[State][]string) metav1.Condition {
 	c := metav1.Condition{Type: plan.ConditionPoliciesHealthy, Status: metav1.ConditionTrue}
 	phase := in.Plan.Status.Phase
 	switch {
@@ -133,13 +136,13 @@ func policiesHealthy(in Input, s Summary, sp spread) metav1.Condition {
 			phaseClause(phase), fix(in.Repair, "deleted"))
 	default:
 		c.Status = metav1.ConditionFalse
-		c.Reason, c.Message = drift(in, s, sp)
+		c.Reason, c.Message = drift(in, s, sp, faults)
 	}
 	return stamp(in.Plan, c, in.Now)
 }
 
 // drift describes an active plan's drift, most severe first.
-func drift(in Input, s Summary, sp spread) (reason string, msg string) {
+func drift(in Input, s Summary, sp spread, faults map[State][]string) (reason string, msg string) {
 	var parts []string
 	add := func(n int, r, what string, st State, repair string) {
 		if n == 0 {
@@ -148,7 +151,7 @@ func drift(in Input, s Summary, sp spread) (reason string, msg string) {
 		if reason == "" {
 			reason = r
 		}
-		parts = append(parts, fmt.Sprintf("%s in %s: %s", what, sp.namespaces(st), fix(in.Repair, repair)))
+		parts = append(parts, fmt.Sprintf("%s in %s%s: %s", what, sp.namespaces(st), templatesNote(faults[st]), fix(in.Repair, repair)))
 	}
 	of := func(n int) string { return fmt.Sprintf("%d of %s", n, count(s.Rendered, "policy", "policies")) }
 	add(s.Missing, ReasonPoliciesMissing, of(s.Missing)+" missing", StateMissing, "re-applied")
@@ -257,4 +260,16 @@ func warningsOnly(r render.Result) bool {
 		}
 	}
 	return len(r.Policies) > 0
+}
+
+// templatesNote names the templates at fault of the compact policies in a
+// state: " (templates scaling, image-change)"; nothing for none.
+func templatesNote(ts []string) string {
+	switch len(ts) {
+	case 0:
+		return ""
+	case 1:
+		return " (template " + ts[0] + ")"
+	}
+	return " (templates " + strings.Join(ts, ", ") + ")"
 }

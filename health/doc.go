@@ -72,6 +72,29 @@
 // removed), each by namespace, name and kind. In the steady state there is
 // no action at all, so an operator that follows them writes nothing.
 //
+// # The compact layout
+//
+// A policy of the compact layout (render.CompactTemplate) holds every
+// template of its plan in one namespace. It is compared, hashed and
+// repaired as the one object it is: a repair applies the whole policy (or
+// patches its failure action). What is wrong with it is still told per
+// template (compact.go): PolicyHealth.Templates lists the templates at
+// fault, the policy's detail (also its repair's reason) says what changed
+// in each ("template scaling (scaling: rule replicas missing)"), and the
+// PoliciesHealthy message names them after the namespaces ("1 of 2
+// policies outdated in shop (template scaling): being re-applied"). A
+// missing policy is every template's; a field outside the rule list (the
+// failure action, the match, a VAP binding) is shared by every template;
+// otherwise each rule that changed is its template's, by
+// render.Policy.Parts, which say which rules of the list are whose.
+// kyverno.io/v1 rules are matched by name, validations, which have none,
+// along a longest common subsequence of equal ones. This runs only for
+// compact policies that are not ok: the steady state costs nothing more.
+// The templates' render hashes are on the objects
+// (render.AnnotationTemplateHashes), outside the canonical form: a live
+// policy rendered before the annotation existed is ok, and gets it with
+// its next apply.
+//
 // # Conditions
 //
 // Ready belongs to the lifecycle (plan.Tick, plan.Fail, plan.Cancel): it

@@ -69,6 +69,12 @@ type PolicyHealth struct {
 	Name string
 	// State is its health.
 	State State
+	// Templates are, for a policy of the compact layout that is not ok,
+	// the templates at fault, in the plan's order: every one of a missing
+	// policy, or those whose rules changed (compact.go). A repair still
+	// applies the whole compact policy. nil for other policies, whose
+	// Template says it.
+	Templates []string
 	// Detail says what is wrong, for people; empty when ok.
 	Detail string
 }

@@ -49,7 +49,9 @@ func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 	opt.dynObjects = c.compact
 	ps, err := c.eachPolicy(
 		func(u policyUnit, ns nsScope) (*specProto, error) {
-			spec, err := kyvernoCELSpec(c, u, ns, opt)
+			o := opt
+			o.dynObjects = c.compact // read per unit: a compact policy's parts render as the standard layout does (withParts)
+			spec, err := kyvernoCELSpec(c, u, ns, o)
 			if err != nil {
 				return nil, err
 			}

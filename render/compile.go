@@ -26,6 +26,9 @@ type compiled struct {
 	target   Target
 	// compact is the compact layout: one policy per namespace.
 	compact bool
+	// parts are the parts of the compact policies, by scope key
+	// (withParts).
+	parts map[string]policyParts
 	// templates are in the plan's order.
 	templates []boundTemplate
 	// namespaces are sorted by name.
@@ -237,14 +240,20 @@ func (c *compiled) units(ns nsScope) []policyUnit {
 	}
 	out := make([]policyUnit, len(c.templates))
 	for i, bt := range c.templates {
-		rules := policyRules(bt, ns)
-		owners := make([]string, len(rules))
-		for j := range owners {
-			owners[j] = bt.name
-		}
-		out[i] = policyUnit{template: bt.name, templates: []string{bt.name}, rules: rules, owners: owners}
+		out[i] = templateUnit(bt, ns)
 	}
 	return out
+}
+
+// templateUnit is the policy of one template in a namespace, as the
+// standard layout renders it.
+func templateUnit(bt boundTemplate, ns nsScope) policyUnit {
+	rules := policyRules(bt, ns)
+	owners := make([]string, len(rules))
+	for j := range owners {
+		owners[j] = bt.name
+	}
+	return policyUnit{template: bt.name, templates: []string{bt.name}, rules: rules, owners: owners}
 }
 
 // compactUnit holds every template's rules and scope guards, in the
@@ -344,6 +353,12 @@ func (c *compiled) eachPolicy(spec func(u policyUnit, ns nsScope) (*specProto, e
 			p, err := policy(u, ns, proto)
 			if err != nil {
 				return nil, err
+			}
+			if u.template == CompactTemplate {
+				// per-template hashes and parts (compact_parts.go)
+				if p, err = c.withParts(p, ns, protos, spec); err != nil {
+					return nil, err
+				}
 			}
 			out = append(out, p)
 		}

@@ -184,10 +184,17 @@
 // list every failing validation. In the CEL targets each validation keeps
 // the match guard of its rule (matchGuard), and in this layout reads
 // objects through dyn(), since the API server type-checks each expression
-// against every kind the policy matches. Policy.Templates lists the templates a policy holds. What the
-// layout gives up: health, hashes and repairs are per namespace, not per
-// template (a hand edit of one template's validation re-applies the whole
-// namespace's policy).
+// against every kind the policy matches. Policy.Templates lists the templates a policy holds. The layout
+// still reports per template: Policy.Parts and the AnnotationTemplateHashes
+// annotation give each template's hash, that of the spec the standard
+// layout renders for the template's own policy in the namespace (computed
+// once per scope key: BenchmarkRender_CompactVsStandard measures the
+// compact render of 2,000 namespaces at 0.17-0.19x the standard one,
+// medians of five runs per target, as before the parts, 0.18-0.22x), and which
+// entries of the rule list are its own; package health names the
+// templates at fault from them. What the layout gives up: a repair
+// applies the whole namespace's policy (a hand edit of one template's
+// validation re-applies all of them).
 //
 // For the kyverno target, Kyverno evaluates every rule of a Policy and
 // reports each one that fails, in rule order; Explain names the first.

@@ -113,6 +113,8 @@ func TestHostile_CELUserTextReachesOnlyMessages(t *testing.T) {
 func withoutMessages(obj map[string]any) any {
 	o := (&unstructured.Unstructured{Object: obj}).DeepCopy()
 	unstructured.RemoveNestedField(o.Object, "metadata", "annotations", AnnotationRenderHash)
+	// The templates' hashes (a compact policy) hash messages too.
+	unstructured.RemoveNestedField(o.Object, "metadata", "annotations", AnnotationTemplateHashes)
 	validations, _, _ := unstructured.NestedSlice(o.Object, "spec", "validations")
 	for _, v := range validations {
 		delete(v.(map[string]any), "message")

@@ -104,6 +104,13 @@ type Policy struct {
 	// policy holds, in the plan's order: Template, or in the compact
 	// layout and the record policy every template of the plan.
 	Templates []string
+	// Parts are, for a policy of the compact layout (CompactTemplate),
+	// its templates one by one, in the plan's order: what the standard
+	// layout would render for each in the same namespace (its hash, also
+	// on every object as AnnotationTemplateHashes) and which of the
+	// policy's rules are its own. nil for every other policy. Health
+	// reads them to name the templates of a drifted compact policy.
+	Parts []TemplatePart
 	// Namespace is the namespace the policy freezes (its objects live in
 	// it for the Kyverno targets).
 	Namespace string

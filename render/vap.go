@@ -79,7 +79,9 @@ func (vapTarget) policies(c *compiled) ([]Policy, error) {
 	opt.dynObjects = c.compact
 	ps, err := c.eachPolicy(
 		func(u policyUnit, ns nsScope) (*specProto, error) {
-			spec, err := vapSpec(c, u, ns, opt)
+			o := opt
+			o.dynObjects = c.compact // read per unit: a compact policy's parts render as the standard layout does (withParts)
+			spec, err := vapSpec(c, u, ns, o)
 			if err != nil {
 				return nil, err
 			}

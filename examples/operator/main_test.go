@@ -46,7 +46,7 @@ func TestParseFlags(t *testing.T) {
 		}, check: func(t *testing.T, o options) {
 			want := options{kubeconfig: "/k", target: "kyverno", reportsDir: "/r", leaderElectionNamespace: "ops",
 				metricsBindAddress: "127.0.0.1:0", healthProbeBindAddress: "0", installCRD: true,
-				clock: true, warnings: true, enforcementCheck: true, probe: false, kyvernoNamespace: "kyverno-system",
+				compact: true, clock: true, warnings: true, enforcementCheck: true, probe: false, kyvernoNamespace: "kyverno-system",
 				facts: kube.Facts{ReleaseNamespace: "prod-system", Excluded: kube.Excluded{Static: []string{"kube-system", "infra"}}}}
 			if !reflect.DeepEqual(o, want) {
 				t.Errorf("options = %+v, want %+v", o, want)
@@ -57,6 +57,16 @@ func TestParseFlags(t *testing.T) {
 		{name: "--compact is read", args: []string{"--target=vap", "--compact"}, check: func(t *testing.T, o options) {
 			if !o.compact || o.target != "vap" {
 				t.Errorf("options %+v", o)
+			}
+		}},
+		{name: "by default the operator renders the compact layout, the one a write in scope pays least for (issue 25)", args: nil, check: func(t *testing.T, o options) {
+			if !o.compact {
+				t.Errorf("compact %v, want the compact layout by default", o.compact)
+			}
+		}},
+		{name: "--compact=false renders one policy per template and namespace, the documented layout", args: []string{"--compact=false"}, check: func(t *testing.T, o options) {
+			if o.compact {
+				t.Errorf("compact %v after --compact=false", o.compact)
 			}
 		}},
 		{name: "an empty reports directory is refused", args: []string{"--reports-dir="},

@@ -49,7 +49,7 @@ func run(args []string, stderr io.Writer) int {
 	defaultApproval := fs.String("default-approval", "automatic", "approval mode of plans outside Production when the client asks for none: automatic or required")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
 	target := fs.String("target", string(render.TargetAuto), "the render target the operator runs with: auto (chosen at start from what the cluster serves, as the operator chooses), kyverno, kyverno-cel or vap (health refresh renders for it)")
-	compact := fs.Bool("compact", false, "the operator runs with --compact: health refresh renders the compact layout")
+	compact := fs.Bool("compact", true, "the operator runs with --compact (its default): health refresh renders the compact layout for a plan whose status does not record its layout; --compact=false when the operator runs with --compact=false")
 	origins := fs.String("trusted-origins", "", "origins allowed to send cross-origin writes, comma-separated (e.g. https://portal.example.com when the proxy does not forward Sec-Fetch-Site)")
 	version := fs.Bool("version", false, "print the version and exit")
 	zapOpts := zap.Options{DestWriter: stderr}

@@ -60,7 +60,9 @@
 //
 // Config.Compact (--compact) renders the compact
 // layout: one policy per namespace for all of a plan's templates (see
-// package render, "Layouts"). Switching it on or off is an ordinary
+// package render, "Layouts"). The binary turns it on by default (a write
+// in scope then costs 1.04-1.16x one hand-written policy, per template up
+// to 2.39x); Config's zero value keeps the per-template layout. Switching it on or off is an ordinary
 // render change: the next pass applies the new policies and deletes the
 // old ones, which carry the plan's label but are no longer rendered.
 //
