@@ -138,10 +138,13 @@ func startCommandArgs(t *testing.T, reportsDir, logPath string, args []string, e
 		"--leader-elect=false",
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
-		// The tests of this package count a plan's policies and time its
-		// edges by the pass: the clock at the enforcer and the advance
-		// warnings, on by default, are TestClockWhileStopped's, which
-		// turns them on again (a later flag wins).
+		// The tests of this package count a plan's policies, name them per
+		// template (TestCrash: <id>-scaling) and time its edges by the
+		// pass: the compact layout, the clock at the enforcer and the
+		// advance warnings, on by default, are TestCompactLayout's (matrix)
+		// and TestClockWhileStopped's, which turns the last two on again
+		// (a later flag wins).
+		"--compact=false",
 		"--clock=false",
 		"--warnings=false",
 	}, args...)...)
