@@ -31,7 +31,7 @@ import (
 type reconciler struct {
 	cfg      Config
 	c        client.Client // writes, and plans from the manager's cache
-	kube     *kube.Reader  // uncached reads: policies, namespaces, members, events, reports
+	kube     *kube.Reader  // uncached reads: policies (their metadata while unchanged), namespaces, members, events, reports
 	recorder events.EventRecorder
 	store    *store.FS
 	log      logr.Logger
@@ -54,7 +54,9 @@ type reconciler struct {
 // newReconciler makes the reconciler of cfg (with its defaults) over
 // clients c and reader.
 func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder events.EventRecorder) *reconciler {
-	r := &reconciler{cfg: cfg, c: c, kube: kube.New(reader, cfg.Facts), recorder: recorder, log: cfg.Log,
+	// The pass keeps the policies it listed and lists only their
+	// metadata while nothing is written (kube.Reader.HoldPolicies).
+	r := &reconciler{cfg: cfg, c: c, kube: kube.New(reader, cfg.Facts).HoldPolicies(), recorder: recorder, log: cfg.Log,
 		samples: map[string]*report.HealthSample{}, crash: cfg.OnCrash}
 	r.store = store.New(cfg.ReportsDir, store.OnRecovered(r.fileRecovered))
 	return r
