@@ -45,6 +45,8 @@ type reconciler struct {
 	lastCheckpoint time.Time
 	// samples caches the last health sample of each plan's health file.
 	samples map[string]*report.HealthSample
+	// records caches each plan's record (records.go).
+	records records
 	// plans are the plans of the current pass, by ID.
 	plans map[string]*plan.ProtectionPlan
 	// probes shares the probes of the current pass across its plans.
@@ -57,7 +59,7 @@ func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder e
 	// The pass keeps the policies it listed and lists only their
 	// metadata while nothing is written (kube.Reader.HoldPolicies).
 	r := &reconciler{cfg: cfg, c: c, kube: kube.New(reader, cfg.Facts).HoldPolicies(), recorder: recorder, log: cfg.Log,
-		samples: map[string]*report.HealthSample{}, crash: cfg.OnCrash}
+		samples: map[string]*report.HealthSample{}, records: records{}, crash: cfg.OnCrash}
 	r.store = store.New(cfg.ReportsDir, store.OnRecovered(r.fileRecovered))
 	return r
 }
@@ -150,7 +152,7 @@ func (r *reconciler) sweep(ctx context.Context, plans []*plan.ProtectionPlan, pa
 		r.fail("report", err, "listing the reports directory")
 	}
 	for _, id := range ids {
-		uid, _, err := r.store.RecordUID(id)
+		uid, err := r.recordUID(id)
 		if err == nil {
 			stored[id] = uid
 		}
@@ -170,6 +172,7 @@ func (r *reconciler) sweep(ctx context.Context, plans []*plan.ProtectionPlan, pa
 			continue
 		}
 		delete(r.samples, id)
+		delete(r.records, id)
 		r.log.Info("deleted the reports of a deleted plan", "plan", id)
 	}
 }
@@ -270,7 +273,7 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		r.edgePass(ctx, cur, apps, cals, now)
 	}
 	if out.Record != nil {
-		if err := r.store.SaveRecord(stored.Name, out.Record); err != nil {
+		if err := r.saveRecord(stored.Name, out.Record); err != nil {
 			r.fail("report", err, "recording the plan's run", "plan", stored.Name)
 		}
 	}
@@ -387,20 +390,6 @@ func (r *reconciler) checkpoint(ctx context.Context, c reconcile.Checkpoint) err
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// record reads what the last pass recorded of the plan (nil when none or
-// unreadable).
-func (r *reconciler) record(id string) *reconcile.Record {
-	var rec reconcile.Record
-	ok, err := r.store.LoadRecord(id, &rec)
-	if err != nil {
-		r.fail("report", err, "reading the plan's record", "plan", id)
-	}
-	if !ok || err != nil {
-		return nil
-	}
-	return &rec
 }
 
 // lastSample is the last sample of the plan's health file, read once,
