@@ -47,6 +47,9 @@ type reconciler struct {
 	samples map[string]*report.HealthSample
 	// records caches each plan's record (records.go).
 	records records
+	// verified is each plan's last health.Verified (reconcile.Input.Verified):
+	// uids and resourceVersions, not objects.
+	verified map[string]health.Verified
 	// plans are the plans of the current pass, by ID.
 	plans map[string]*plan.ProtectionPlan
 	// probes shares the probes of the current pass across its plans.
@@ -59,7 +62,7 @@ func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder e
 	// The pass keeps the policies it listed and lists only their
 	// metadata while nothing is written (kube.Reader.HoldPolicies).
 	r := &reconciler{cfg: cfg, c: c, kube: kube.New(reader, cfg.Facts).HoldPolicies(), recorder: recorder, log: cfg.Log,
-		samples: map[string]*report.HealthSample{}, records: records{}, crash: cfg.OnCrash}
+		samples: map[string]*report.HealthSample{}, records: records{}, verified: map[string]health.Verified{}, crash: cfg.OnCrash}
 	r.store = store.New(cfg.ReportsDir, store.OnRecovered(r.fileRecovered))
 	return r
 }
@@ -136,6 +139,11 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 			next = e
 		}
 	}
+	for id := range r.verified { // a deleted plan's
+		if r.plans[id] == nil {
+			delete(r.verified, id)
+		}
+	}
 	setPlanGauge(counts)
 	setNextActivations(after)
 	passSucceeded(now)
@@ -195,8 +203,9 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		r.fail("list", err, "reading the plan's calendars", "plan", stored.Name)
 	}
 	in := reconcile.Input{Plan: stored, Live: live, Cluster: c, Now: now, Settings: r.settings(),
-		Record: r.record(stored.Name), LastSample: r.lastSample(stored.Name), Calendars: cals}
+		Record: r.record(stored.Name), LastSample: r.lastSample(stored.Name), Calendars: cals, Verified: r.verified[stored.Name]}
 	out := reconcile.Decide(in)
+	defer func() { r.keepVerified(stored.Name, out) }()
 	if out.Spec != nil { // a plan applied with kubectl, completed first
 		if err := r.c.Update(ctx, out.Spec); err != nil {
 			r.fail("status", err, "storing the spec of a plan applied with kubectl", "plan", stored.Name)
@@ -281,6 +290,16 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		r.finalReport(ctx, cur, out.Final, now)
 	}
 	return out
+}
+
+// keepVerified keeps what the plan's last check of the pass found in
+// place, for the next pass's; a pass without a check forgets it.
+func (r *reconciler) keepVerified(id string, out reconcile.Output) {
+	if out.Health == nil {
+		delete(r.verified, id)
+		return
+	}
+	r.verified[id] = out.Health.Verified
 }
 
 // writeStatus stores the decided status when it changed, with an update
