@@ -101,23 +101,58 @@ type NamespaceInfo struct {
 // it is not in leftOut (AlwaysLeftOut). An invalid selector selects
 // nothing (validation refuses it).
 func SelectsNamespace(sels []metav1.LabelSelector, leftOut []string, ns NamespaceInfo) bool {
-	if slices.Contains(leftOut, ns.Name) {
+	return selectsNamespace(parseSelectors(sels), leftOut, ns)
+}
+
+// parseSelectors converts a scope's selectors once for many namespaces;
+// an invalid one is left out: it selects nothing.
+func parseSelectors(sels []metav1.LabelSelector) []labels.Selector {
+	out := make([]labels.Selector, 0, len(sels))
+	for i := range sels {
+		if sel, err := metav1.LabelSelectorAsSelector(&sels[i]); err == nil {
+			out = append(out, sel)
+		}
+	}
+	return out
+}
+
+// selectsNamespace is SelectsNamespace over parsed selectors.
+func selectsNamespace(sels []labels.Selector, leftOut []string, ns NamespaceInfo) bool {
+	if len(sels) == 0 || slices.Contains(leftOut, ns.Name) {
 		return false
 	}
-	set := labels.Set{}
-	for k, v := range ns.Labels {
-		set[k] = v
-	}
-	if ns.Name != "" {
-		set[MetadataNameLabel] = ns.Name
-	}
-	for _, s := range sels {
-		sel, err := metav1.LabelSelectorAsSelector(&s)
-		if err == nil && sel.Matches(set) {
+	set := namespaceLabels{ns}
+	for _, sel := range sels {
+		if sel.Matches(set) {
 			return true
 		}
 	}
 	return false
+}
+
+// namespaceLabels are a namespace's labels as a selector reads them, its
+// name as MetadataNameLabel over any label of that key, without copying
+// them.
+type namespaceLabels struct{ ns NamespaceInfo }
+
+func (l namespaceLabels) Has(key string) bool {
+	_, ok := l.lookup(key)
+	return ok
+}
+
+func (l namespaceLabels) Get(key string) string {
+	v, _ := l.lookup(key)
+	return v
+}
+
+func (l namespaceLabels) Lookup(key string) (string, bool) { return l.lookup(key) }
+
+func (l namespaceLabels) lookup(key string) (string, bool) {
+	if key == MetadataNameLabel && l.ns.Name != "" {
+		return l.ns.Name, true
+	}
+	v, ok := l.ns.Labels[key]
+	return v, ok
 }
 
 // CoveredNamespaces returns the names of the namespaces the scope covers
@@ -127,6 +162,10 @@ func SelectsNamespace(sels []metav1.LabelSelector, leftOut []string, ns Namespac
 // nil.
 func CoveredNamespaces(s Scope, leftOut []string, namespaces []NamespaceInfo) []string {
 	var out []string
+	var sels []labels.Selector
+	if s.Type() == ScopeNamespaceSelectors {
+		sels = parseSelectors(s.NamespaceSelectors) // once, not once per namespace
+	}
 	for _, ns := range namespaces {
 		switch s.Type() {
 		case ScopeNamespaces:
@@ -134,7 +173,7 @@ func CoveredNamespaces(s Scope, leftOut []string, namespaces []NamespaceInfo) []
 				out = append(out, ns.Name)
 			}
 		case ScopeNamespaceSelectors:
-			if SelectsNamespace(s.NamespaceSelectors, leftOut, ns) {
+			if selectsNamespace(sels, leftOut, ns) {
 				out = append(out, ns.Name)
 			}
 		}

@@ -132,6 +132,17 @@ func TestSelectsNamespace(t *testing.T) {
 		"a namespace's name counts as its kubernetes.io/metadata.name label": {
 			[]metav1.LabelSelector{{MatchLabels: map[string]string{MetadataNameLabel: "shop"}}}, ns("shop"), true},
 		"an empty selector list covers nothing": {nil, ns("shop", "team", "payments"), false},
+		"a namespace's name wins over a kubernetes.io/metadata.name label of another value": {
+			[]metav1.LabelSelector{{MatchLabels: map[string]string{MetadataNameLabel: "other"}}}, ns("shop", MetadataNameLabel, "other"), false},
+		"an invalid selector selects nothing; a valid one beside it still does": {
+			[]metav1.LabelSelector{{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: "Near"}}}, team("payments")},
+			ns("pay", "team", "payments"), true},
+		"a DoesNotExist selector covers a namespace without the label": {
+			[]metav1.LabelSelector{{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpDoesNotExist}}}},
+			ns("bare"), true},
+		"a DoesNotExist selector leaves out a namespace with the label": {
+			[]metav1.LabelSelector{{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpDoesNotExist}}}},
+			ns("pay", "team", "payments"), false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := SelectsNamespace(tc.sels, leftOut, tc.ns); got != tc.want {

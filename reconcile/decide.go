@@ -193,7 +193,7 @@ func (d *pass) putInPlace() (*Failure, *health.Result) {
 		return d.out.Failure, nil
 	}
 	check := func(r render.Result) *health.Result {
-		c := health.Check(health.Input{Plan: d.p, Render: r, Live: in.Live, Now: in.Now, Repair: in.Settings.Repair})
+		c := health.Check(health.Input{Plan: d.p, Render: r, Live: in.Live, Now: in.Now, Repair: in.Settings.Repair, Verified: in.Verified})
 		d.out.Health = &c
 		return &c
 	}

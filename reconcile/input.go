@@ -142,4 +142,9 @@ type Input struct {
 	// Probes are the answers to the Output.Probes of a Decide on the same
 	// input (health.JudgeProbe), one per probe; nil until they are sent.
 	Probes []health.ProbeResult
+	// Verified is the Output.Health.Verified of the plan's previous pass
+	// (health.Input.Verified): live policies it remembers, unwritten since,
+	// are found in place without being compared again. The zero value
+	// compares every one; the decision is the same either way.
+	Verified health.Verified
 }

@@ -70,9 +70,7 @@ func (r *Reader) Policies(ctx context.Context, target render.Target, planID stri
 	var out []*unstructured.Unstructured
 	var notServed *NotServedError
 	for _, gvk := range kinds {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		err := r.client.List(ctx, list, sel)
+		items, err := r.listPolicies(ctx, gvk, sel, planID)
 		if IsNotServed(err) {
 			if notServed == nil {
 				notServed = &NotServedError{Err: err}
@@ -83,12 +81,29 @@ func (r *Reader) Policies(ctx context.Context, target render.Target, planID stri
 		if err != nil {
 			return nil, fmt.Errorf("listing the managed policies of kind %s: %w", gvk.Kind, err)
 		}
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
+		out = append(out, items...)
 	}
 	if notServed != nil {
 		return out, notServed
+	}
+	return out, nil
+}
+
+// listPolicies lists the managed policies of kind gvk selected by sel:
+// through the held policies for every plan's (HoldPolicies), else in
+// full.
+func (r *Reader) listPolicies(ctx context.Context, gvk schema.GroupVersionKind, sel client.ListOption, planID string) ([]*unstructured.Unstructured, error) {
+	if planID == AllPlans && r.held != nil {
+		return r.held.list(ctx, r.client, gvk, sel)
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := r.client.List(ctx, list, sel); err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
 	}
 	return out, nil
 }

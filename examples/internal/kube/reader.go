@@ -17,12 +17,16 @@ import (
 )
 
 // Reader reads the facts from a cluster. It keeps nothing between calls
-// but the served kinds of unchanged CRDs (ServedKinds).
+// but the served kinds of unchanged CRDs (ServedKinds), and, when asked
+// to (HoldPolicies), every plan's policies as last listed.
 type Reader struct {
 	client client.Reader
 	facts  Facts
 	// kinds caches ServedKinds by the CRDs' names and resource versions.
 	kinds *kindsCache
+	// held keeps every plan's policies between passes; nil: listed in
+	// full every time (HoldPolicies).
+	held *heldPolicies
 }
 
 // New returns a Reader over c (a client, a cache, or a fake in tests).

@@ -18,7 +18,10 @@
 //
 //  1. gather once: the plans from the manager's cache, and through
 //     examples/internal/kube every plan's policies (one list per policy
-//     kind of the target, by the telark.io/protection-plan label), the
+//     kind of the target, by the telark.io/protection-plan label; the
+//     policies of the last full list are kept, and while the metadata list
+//     shows none written since, reconcile.HeldListValid, only metadata is
+//     listed: kube.Reader.HoldPolicies), the
 //     namespaces, the release and excluded namespaces and the categories
 //     (the API server's settings, --release-namespace and
 //     --excluded-namespaces*), and the members of applications when a plan

@@ -40,7 +40,7 @@ var policyGVK = schema.GroupVersionKind{Group: "kyverno.io", Version: "v1", Kind
 // fixture is a reconciler over controller-runtime's fake client, with a
 // fake clock, a fake event recorder and a count of the writes it makes.
 type fixture struct {
-	t        *testing.T
+	t        testing.TB
 	r        *reconciler
 	c        client.WithWatch
 	clock    *clocktesting.FakeClock
@@ -88,7 +88,7 @@ func withoutKyverno() fixtureOption { return withoutPolicyAPI() }
 
 // targetKinds are the kinds a target renders, as the fake API server
 // serves them.
-func targetKinds(t *testing.T, target render.Target) []schema.GroupVersionKind {
+func targetKinds(t testing.TB, target render.Target) []schema.GroupVersionKind {
 	t.Helper()
 	kinds, err := render.KindsOf(target)
 	if err != nil {
@@ -104,7 +104,7 @@ func clusterScoped(gvk schema.GroupVersionKind) bool {
 	return gvk.Group == "admissionregistration.k8s.io" || gvk.Kind == "ClusterPolicy" || gvk.Kind == "ValidatingPolicy"
 }
 
-func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixture {
+func newFixture(t testing.TB, objs []client.Object, opts ...fixtureOption) *fixture {
 	t.Helper()
 	fc := fixtureConfig{target: render.TargetKyverno}
 	for _, o := range opts {
@@ -172,11 +172,15 @@ func newFixture(t *testing.T, objs []client.Object, opts ...fixtureOption) *fixt
 			// a kind the API server does not serve fails before any
 			// request. The fake client does not consult its mapper there.
 			List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
-				if u, ok := list.(*unstructured.UnstructuredList); ok {
-					gvk := u.GroupVersionKind()
-					if item := gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "List")); notServed[item] {
-						return &meta.NoKindMatchError{GroupKind: item.GroupKind(), SearchedVersions: []string{item.Version}}
-					}
+				var listGVK schema.GroupVersionKind
+				switch l := list.(type) {
+				case *unstructured.UnstructuredList:
+					listGVK = l.GroupVersionKind()
+				case *metav1.PartialObjectMetadataList:
+					listGVK = l.GroupVersionKind()
+				}
+				if item := listGVK.GroupVersion().WithKind(strings.TrimSuffix(listGVK.Kind, "List")); notServed[item] {
+					return &meta.NoKindMatchError{GroupKind: item.GroupKind(), SearchedVersions: []string{item.Version}}
 				}
 				gvk, _ := apiutil.GVKForObject(list, s)
 				f.mu.Lock()
@@ -253,7 +257,7 @@ func (f *fixture) inject(fault func(verb, kind string) injection, verb, kind str
 }
 
 // applied returns the object of an unstructured apply configuration.
-func applied(t *testing.T, ac runtime.ApplyConfiguration) *unstructured.Unstructured {
+func applied(t testing.TB, ac runtime.ApplyConfiguration) *unstructured.Unstructured {
 	t.Helper()
 	u, ok := ac.(interface{ UnstructuredContent() map[string]any })
 	if !ok {

@@ -30,7 +30,7 @@ import (
 type reconciler struct {
 	cfg      Config
 	c        client.Client // writes, and plans from the manager's cache
-	kube     *kube.Reader  // uncached reads: policies, namespaces, members, events, reports
+	kube     *kube.Reader  // uncached reads: policies (their metadata while unchanged), namespaces, members, events, reports
 	recorder events.EventRecorder
 	store    *store.FS
 	log      logr.Logger
@@ -44,6 +44,11 @@ type reconciler struct {
 	lastCheckpoint time.Time
 	// samples caches the last health sample of each plan's health file.
 	samples map[string]*report.HealthSample
+	// records caches each plan's record (records.go).
+	records records
+	// verified is each plan's last health.Verified (reconcile.Input.Verified):
+	// uids and resourceVersions, not objects.
+	verified map[string]health.Verified
 	// plans are the plans of the current pass, by ID.
 	plans map[string]*plan.ProtectionPlan
 	// probes shares the probes of the current pass across its plans.
@@ -53,8 +58,10 @@ type reconciler struct {
 // newReconciler makes the reconciler of cfg (with its defaults) over
 // clients c and reader.
 func newReconciler(cfg Config, c client.Client, reader client.Reader, recorder events.EventRecorder) *reconciler {
-	r := &reconciler{cfg: cfg, c: c, kube: kube.New(reader, cfg.Facts), recorder: recorder, log: cfg.Log,
-		samples: map[string]*report.HealthSample{}, crash: cfg.OnCrash}
+	// The pass keeps the policies it listed and lists only their
+	// metadata while nothing is written (kube.Reader.HoldPolicies).
+	r := &reconciler{cfg: cfg, c: c, kube: kube.New(reader, cfg.Facts).HoldPolicies(), recorder: recorder, log: cfg.Log,
+		samples: map[string]*report.HealthSample{}, records: records{}, verified: map[string]health.Verified{}, crash: cfg.OnCrash}
 	r.store = store.New(cfg.ReportsDir, store.OnRecovered(r.fileRecovered))
 	return r
 }
@@ -131,6 +138,11 @@ func (r *reconciler) reconcileAll(ctx context.Context) *time.Time {
 			next = e
 		}
 	}
+	for id := range r.verified { // a deleted plan's
+		if r.plans[id] == nil {
+			delete(r.verified, id)
+		}
+	}
 	setPlanGauge(counts)
 	setNextActivations(after)
 	passSucceeded(now)
@@ -147,7 +159,7 @@ func (r *reconciler) sweep(ctx context.Context, plans []*plan.ProtectionPlan, pa
 		r.fail("report", err, "listing the reports directory")
 	}
 	for _, id := range ids {
-		uid, _, err := r.store.RecordUID(id)
+		uid, err := r.recordUID(id)
 		if err == nil {
 			stored[id] = uid
 		}
@@ -167,6 +179,7 @@ func (r *reconciler) sweep(ctx context.Context, plans []*plan.ProtectionPlan, pa
 			continue
 		}
 		delete(r.samples, id)
+		delete(r.records, id)
 		r.log.Info("deleted the reports of a deleted plan", "plan", id)
 	}
 }
@@ -189,8 +202,9 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		r.fail("list", err, "reading the plan's calendars", "plan", stored.Name)
 	}
 	in := reconcile.Input{Plan: stored, Live: live, Cluster: c, Now: now, Settings: r.settings(),
-		Record: r.record(stored.Name), LastSample: r.lastSample(stored.Name), Calendars: cals}
+		Record: r.record(stored.Name), LastSample: r.lastSample(stored.Name), Calendars: cals, Verified: r.verified[stored.Name]}
 	out := reconcile.Decide(in)
+	defer func() { r.keepVerified(stored.Name, out) }()
 	if out.Spec != nil { // a plan applied with kubectl, completed first
 		if err := r.c.Update(ctx, out.Spec); err != nil {
 			r.fail("status", err, "storing the spec of a plan applied with kubectl", "plan", stored.Name)
@@ -267,7 +281,7 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		r.edgePass(ctx, cur, apps, cals, now)
 	}
 	if out.Record != nil {
-		if err := r.store.SaveRecord(stored.Name, out.Record); err != nil {
+		if err := r.saveRecord(stored.Name, out.Record); err != nil {
 			r.fail("report", err, "recording the plan's run", "plan", stored.Name)
 		}
 	}
@@ -275,6 +289,16 @@ func (r *reconciler) reconcilePlan(ctx context.Context, stored *plan.ProtectionP
 		r.finalReport(ctx, cur, out.Final, now)
 	}
 	return out
+}
+
+// keepVerified keeps what the plan's last check of the pass found in
+// place, for the next pass's; a pass without a check forgets it.
+func (r *reconciler) keepVerified(id string, out reconcile.Output) {
+	if out.Health == nil {
+		delete(r.verified, id)
+		return
+	}
+	r.verified[id] = out.Health.Verified
 }
 
 // writeStatus stores the decided status when it changed, with an update
@@ -396,20 +420,6 @@ func (r *reconciler) checkpoint(ctx context.Context, c reconcile.Checkpoint) err
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// record reads what the last pass recorded of the plan (nil when none or
-// unreadable).
-func (r *reconciler) record(id string) *reconcile.Record {
-	var rec reconcile.Record
-	ok, err := r.store.LoadRecord(id, &rec)
-	if err != nil {
-		r.fail("report", err, "reading the plan's record", "plan", id)
-	}
-	if !ok || err != nil {
-		return nil
-	}
-	return &rec
 }
 
 // lastSample is the last sample of the plan's health file, read once,
