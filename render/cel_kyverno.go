@@ -63,7 +63,11 @@ func (kyvernoCELTarget) policies(c *compiled) ([]Policy, error) {
 	if err != nil || len(c.nsSelectors()) == 0 {
 		return ps, err
 	}
-	proto, err := newSpecProto(kyvernoCELSpecOf(c.mode, celNamespaceLabels(c, opt)))
+	labels := celNamespaceLabels(c, opt)
+	if c.clock != nil { // refuses only in the window, as the plan's other policies
+		labels.conditions = addCELClock(labels.conditions, c.clock)
+	}
+	proto, err := newSpecProto(kyvernoCELSpecOf(c.mode, labels))
 	if err != nil {
 		return nil, err
 	}

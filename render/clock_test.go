@@ -1,10 +1,13 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/window"
@@ -162,5 +165,41 @@ func TestClock_Golden(t *testing.T) {
 			name = string(target) + "/clock" // where test/kyverno decodes each target's goldens
 		}
 		checkGolden(t, name, mustYAML(t, res))
+	}
+}
+
+// TestClock_EveryPolicyOfASelectorPlanKeepsTime: on a clocked render
+// every policy that refuses carries the window's instants, the
+// namespace-relabel guard of a namespaceSelectors scope too (it refused
+// relabels from the pre-arm, up to the lead before the start).
+func TestClock_EveryPolicyOfASelectorPlanKeepsTime(t *testing.T) {
+	at := time.Date(2026, time.October, 24, 23, 0, 0, 0, time.UTC) // 30m before the Berlin night
+	spec := nightly("Europe/Berlin")
+	for _, target := range []Target{TargetKyverno, TargetKyvernoCEL} {
+		t.Run(fmt.Sprintf("%s: a pre-armed selector plan refuses nothing before its start, relabels included", target), func(t *testing.T) {
+			p := selectorPlan(plan.ModeEnforce, []metav1.LabelSelector{teamSelector("payments")}, tpl("create"))
+			p.Spec.Window = spec
+			p.Status.Phase = plan.PhaseScheduled
+			in := selectorInput(target, p)
+			in.Now, in.Clock = at, true
+			res := mustRender(t, in)
+			clock := map[Target]string{TargetKyverno: "time_now_utc()", TargetKyvernoCEL: clockMatchCondition}[target]
+			var guard bool
+			for _, pol := range res.Policies {
+				guard = guard || pol.Template == NamespaceLabelsTemplate
+				for _, o := range pol.Objects {
+					b, err := json.Marshal(o.Object)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(string(b), clock) {
+						t.Errorf("policy %s (template %s) does not read the clock (%s): it refuses from the pre-arm on", pol.Name, pol.Template, clock)
+					}
+				}
+			}
+			if !guard {
+				t.Fatalf("no %s policy rendered", NamespaceLabelsTemplate)
+			}
+		})
 	}
 }

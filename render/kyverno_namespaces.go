@@ -59,11 +59,15 @@ func kyvernoNamespaceLabels(c *compiled) (Policy, error) {
 		return Policy{}, err
 	}
 	c.grants.kyvernoPrecondition(&rule, false, c.exempt)
-	proto, err := newSpecProto(kySpec{
+	spec := kySpec{
 		Admission: true, Background: false, EmitWarning: false,
 		ValidationFailureAction: kyvernoAction(c.mode),
 		Rules:                   []kyRule{rule},
-	})
+	}
+	if c.clock != nil { // refuses only in the window, as the plan's other policies
+		addKyvernoClock(&spec, c.clock)
+	}
+	proto, err := newSpecProto(spec)
 	if err != nil {
 		return Policy{}, err
 	}
