@@ -379,18 +379,7 @@ func setFailurePolicy(ctx context.Context, fp admissionregistrationv1.FailurePol
 // createDeployment creates a Deployment named name in ns with a server
 // dry-run: a write the create freeze refuses.
 func createDeployment(ctx context.Context, ns, name string) error {
-	labels := map[string]string{"app": name}
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "registry.example/web:1"}}},
-			},
-		},
-	}
-	return c.Create(ctx, d, client.DryRunAll)
+	return createDeploymentWith(ctx, c, ns, name)
 }
 
 // TestEnforcementVerifiedCEL is the part of TestEnforcementVerified that

@@ -88,20 +88,7 @@ func TestProbeCost(t *testing.T) {
 	const probeCostPasses = 5
 	ns := "probe-cost"
 	createNamespace(t, ns)
-	ids := []string{"probe-cost-a", "probe-cost-b", "probe-cost-c"}
-	for _, id := range ids {
-		p := newPlan(id, ns, plan.ModeEnforce, window.Spec{Type: window.Permanent})
-		p.Spec.Templates = []plan.TemplateRef{{Name: "create"}}
-		if err := c.Create(t.Context(), p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() {
-		// The sweep of the next test's operator removes their policies.
-		for _, id := range ids {
-			_ = c.Delete(context.Background(), &plan.ProtectionPlan{ObjectMeta: metav1.ObjectMeta{Name: id}})
-		}
-	})
+	createFreezePlans(t, ns, "probe-cost-a", "probe-cost-b", "probe-cost-c")
 	type row struct {
 		name          string
 		check, probes bool
@@ -233,19 +220,9 @@ func TestProbeEvents(t *testing.T) {
 				createNamespace(t, ns)
 				var ids []string
 				for i := range n {
-					id := fmt.Sprintf("%s-%c", ns, 'a'+i)
-					ids = append(ids, id)
-					p := newPlan(id, ns, plan.ModeEnforce, window.Spec{Type: window.Permanent})
-					p.Spec.Templates = []plan.TemplateRef{{Name: "create"}}
-					if err := c.Create(t.Context(), p); err != nil {
-						t.Fatal(err)
-					}
+					ids = append(ids, fmt.Sprintf("%s-%c", ns, 'a'+i))
 				}
-				t.Cleanup(func() {
-					for _, id := range ids {
-						_ = c.Delete(context.Background(), &plan.ProtectionPlan{ObjectMeta: metav1.ObjectMeta{Name: id}})
-					}
-				})
+				createFreezePlans(t, ns, ids...)
 				ct := &countingTransport{by: map[string]int{}}
 				op, stop := startCounted(t, t.TempDir(), ct, operator.Config{Target: target})
 				defer stop()
@@ -342,4 +319,23 @@ func tickHistogram(t *testing.T) (float64, uint64) {
 func startCounted(t *testing.T, dir string, ct *countingTransport, base operator.Config) (*operator.Operator, func()) {
 	t.Helper()
 	return startWith(t, dir, func(rt http.RoundTripper) http.RoundTripper { ct.next = rt; return ct }, base)
+}
+
+// createFreezePlans creates plans ids, each freezing creation in ns for
+// good in enforce mode, deleted when t ends (the sweep of the next test's
+// operator removes their policies).
+func createFreezePlans(t *testing.T, ns string, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		p := newPlan(id, ns, plan.ModeEnforce, window.Spec{Type: window.Permanent})
+		p.Spec.Templates = []plan.TemplateRef{{Name: "create"}}
+		if err := c.Create(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, id := range ids {
+			_ = c.Delete(context.Background(), &plan.ProtectionPlan{ObjectMeta: metav1.ObjectMeta{Name: id}})
+		}
+	})
 }
