@@ -88,7 +88,8 @@ func TestProbeCost(t *testing.T) {
 	const probeCostPasses = 5
 	ns := "probe-cost"
 	createNamespace(t, ns)
-	createFreezePlans(t, ns, "probe-cost-a", "probe-cost-b", "probe-cost-c")
+	ids := []string{"probe-cost-a", "probe-cost-b", "probe-cost-c"}
+	createFreezePlans(t, ns, ids...)
 	type row struct {
 		name          string
 		check, probes bool
