@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/telark/protectionplans/internal/cputime"
 	"github.com/telark/protectionplans/render"
 )
 
@@ -91,7 +92,7 @@ type mark struct {
 	cpu  time.Duration
 }
 
-func markNow() mark { return mark{time.Now(), cpuTime()} }
+func markNow() mark { return mark{time.Now(), cputime.Used()} }
 
 // spent sums the wall and CPU time between marks.
 type spent struct{ wall, cpu time.Duration }

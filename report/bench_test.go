@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/telark/protectionplans/internal/cputime"
 )
 
 // BenchmarkRender_5000Violations writes a report of 5,000 violations (the
@@ -33,10 +35,10 @@ func benchmarkFormats(b *testing.B, n int) {
 		formats := Formats()
 		per := make([]spent, len(formats))
 		lap := func(s *spent, f func()) {
-			w, c := time.Now(), cpuTime()
+			w, c := time.Now(), cputime.Used()
 			f()
 			s.wall += time.Since(w)
-			s.cpu += cpuTime() - c
+			s.cpu += cputime.Used() - c
 		}
 		for b.Loop() {
 			lap(&base, func() {

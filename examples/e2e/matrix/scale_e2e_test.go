@@ -11,7 +11,6 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/telark/protectionplans/internal/cputime"
 	"github.com/telark/protectionplans/plan"
 	"github.com/telark/protectionplans/render"
 	"github.com/telark/protectionplans/window"
@@ -211,10 +211,10 @@ func measureSteady(t *testing.T, r *opRun, plans, passes int) scaleRow {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	began, cpu0, req0 := time.Now(), cpuTime(), r.writes.requests.Load()
+	began, cpu0, req0 := time.Now(), cputime.Used(), r.writes.requests.Load()
 	sum0, count0 := tickHistogram(t)
 	waitPasses(t, r, passes)
-	cpu, req := cpuTime()-cpu0, r.writes.requests.Load()-req0
+	cpu, req := cputime.Used()-cpu0, r.writes.requests.Load()-req0
 	sum, count := tickHistogram(t)
 	row := scaleRow{plans: plans, cpu: cpu / time.Duration(passes), requests: float64(req) / float64(passes),
 		writes: len(r.writes.since(began)), rss: rss(t)}
@@ -256,15 +256,6 @@ func tickHistogram(t *testing.T) (sum, count float64) {
 		}
 	}
 	return sum, count
-}
-
-// cpuTime is the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // rss is the process's resident set size (VmRSS).
