@@ -61,17 +61,14 @@ func (h *heldPolicies) list(ctx context.Context, c client.Reader, gvk schema.Gro
 			return held, nil
 		}
 	}
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(listGVK)
-	if err := c.List(ctx, list, sel); err != nil {
+	out, err := listFull(ctx, c, gvk, sel)
+	if err != nil {
 		delete(h.byKind, gvk)
 		return nil, err
 	}
 	h.fullLists++
-	out := make([]*unstructured.Unstructured, len(list.Items))
-	for i := range list.Items {
-		out[i] = &list.Items[i]
-		out[i].SetManagedFields(nil)
+	for _, o := range out {
+		o.SetManagedFields(nil) // nothing reads them; they are most of a held object
 	}
 	h.byKind[gvk] = out
 	return out, nil

@@ -96,9 +96,14 @@ func (r *Reader) listPolicies(ctx context.Context, gvk schema.GroupVersionKind, 
 	if planID == AllPlans && r.held != nil {
 		return r.held.list(ctx, r.client, gvk, sel)
 	}
+	return listFull(ctx, r.client, gvk, sel)
+}
+
+// listFull lists the objects of gvk matching sel, whole.
+func listFull(ctx context.Context, c client.Reader, gvk schema.GroupVersionKind, sel client.ListOption) ([]*unstructured.Unstructured, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	if err := r.client.List(ctx, list, sel); err != nil {
+	if err := c.List(ctx, list, sel); err != nil {
 		return nil, err
 	}
 	out := make([]*unstructured.Unstructured, len(list.Items))
