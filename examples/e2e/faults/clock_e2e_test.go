@@ -37,6 +37,16 @@ const (
 	clockWindow  = 6 * time.Second
 )
 
+// clockTargets are the targets whose engine reads the clock, with the
+// kind of their namespaced policy.
+var clockTargets = []struct {
+	target render.Target
+	gvk    schema.GroupVersionKind
+}{
+	{render.TargetKyverno, harness.PolicyGVK},
+	{render.TargetKyvernoCEL, harness.NamespacedValidatingPolicyGVK},
+}
+
 // TestClockWhileStopped runs, on each target with a clock, the operator
 // command with --clock over an enforce plan freezing creation in a window
 // that starts clockAhead from now. The operator pre-arms the policy (it is
@@ -47,15 +57,9 @@ const (
 // the plan's phase stays Scheduled, proof that no pass ran. Restarted after
 // the end, the operator removes the policy.
 func TestClockWhileStopped(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		target render.Target
-		gvk    schema.GroupVersionKind
-	}{
-		{name: "a kyverno policy refuses from the start and admits from the end with the operator stopped", target: render.TargetKyverno, gvk: harness.PolicyGVK},
-		{name: "a kyverno-cel policy refuses from the start and admits from the end with the operator stopped", target: render.TargetKyvernoCEL, gvk: harness.NamespacedValidatingPolicyGVK},
-	} {
-		t.Run(tc.name, func(t *testing.T) { clockWhileStopped(t, tc.target, tc.gvk) })
+	for _, tc := range clockTargets {
+		t.Run(fmt.Sprintf("a %s policy refuses from the start and admits from the end with the operator stopped", tc.target),
+			func(t *testing.T) { clockWhileStopped(t, tc.target, tc.gvk) })
 	}
 }
 
@@ -255,15 +259,9 @@ func writesAroundWith(t *testing.T, edge time.Time, refuseFrom bool, create func
 // policies were put in place with, proof that no pass ran. Restarted, the
 // operator takes the spent grant out of the policy and records its expiry.
 func TestClockGrantWhileStopped(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		target render.Target
-		gvk    schema.GroupVersionKind
-	}{
-		{name: "a kyverno policy stops honouring a grant at its end with the operator stopped", target: render.TargetKyverno, gvk: harness.PolicyGVK},
-		{name: "a kyverno-cel policy stops honouring a grant at its end with the operator stopped", target: render.TargetKyvernoCEL, gvk: harness.NamespacedValidatingPolicyGVK},
-	} {
-		t.Run(tc.name, func(t *testing.T) { clockGrantWhileStopped(t, tc.target, tc.gvk) })
+	for _, tc := range clockTargets {
+		t.Run(fmt.Sprintf("a %s policy stops honouring a grant at its end with the operator stopped", tc.target),
+			func(t *testing.T) { clockGrantWhileStopped(t, tc.target, tc.gvk) })
 	}
 }
 
